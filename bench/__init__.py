@@ -1,0 +1,1 @@
+"""Benchmarks: speed and memory figures printed as medians, never asserted in tests."""

@@ -1,0 +1,72 @@
+"""Rules speed per game: random playouts per second and the median time of one play() call.
+
+A playout is random legal moves from the start until the game ends or the game's ply limit;
+play() is timed on the mid-game positions those playouts pass through.  Runs on one core.
+"""
+
+from __future__ import annotations
+
+import random
+import statistics
+import time
+from typing import Any
+
+from rules import GAMES, find_game
+from rules.api import GameRules
+
+PLY_LIMITS = {"marque": 400, "che": 200, "osbox": 300, "boche": 200, "ankor": 300}
+"""The playout length of each game's speed target."""
+TARGETS = {"marque": 300, "che": 300, "osbox": 1000, "boche": 200, "ankor": 100}
+"""Target playouts per second; every game's play() target is a 100 µs median."""
+
+
+def playout(game: GameRules, options: Any, rng: random.Random, limit: int) -> list[Any]:
+    """One random game; returns the positions it passed through."""
+    state = game.new_game(options)
+    positions = [state]
+    for _ in range(limit):
+        legal = list(game.legal_moves(state))
+        if not legal:
+            break
+        state = game.play(state, rng.choice(legal))
+        positions.append(state)
+    return positions
+
+
+def measure(game: GameRules, seconds: float) -> dict[str, float]:
+    rng = random.Random(1)
+    options = game.parse_options("")
+    limit = PLY_LIMITS.get(game.NAME, 300)
+    mid_game = []
+    count = 0
+    started = time.perf_counter()
+    while time.perf_counter() - started < seconds:
+        positions = playout(game, options, rng, limit)
+        mid_game.extend(positions[len(positions) // 4 : 3 * len(positions) // 4 : 5])
+        count += 1
+    playouts_per_second = count / (time.perf_counter() - started)
+    timings = []
+    for state in mid_game[:2000]:
+        legal = list(game.legal_moves(state))
+        if not legal:
+            continue
+        move = rng.choice(legal)
+        begin = time.perf_counter_ns()
+        game.play(state, move)
+        timings.append(time.perf_counter_ns() - begin)
+    return {
+        "playouts_per_second": playouts_per_second,
+        "play_median_us": statistics.median(timings) / 1000 if timings else float("nan"),
+        "play_samples": len(timings),
+    }
+
+
+def run(names: list[str], seconds: float) -> None:
+    print(f"{'game':8} {'playouts/s':>11} {'target':>7} {'play() median µs':>17} {'samples':>8}")
+    for name in names or sorted(GAMES):
+        game = find_game(name)
+        figures = measure(game, seconds)
+        print(
+            f"{name:8} {figures['playouts_per_second']:11.1f} {TARGETS.get(name, 0):7d} "
+            f"{figures['play_median_us']:17.1f} {figures['play_samples']:8d}"
+        )

@@ -1,0 +1,242 @@
+"""The one rules API that every game module implements, and the values it speaks in.
+
+A game module (``rules/<game>.py``) is a namespace of pure functions over immutable values;
+:class:`GameRules` is the Protocol it satisfies, so the server, the command line, the bots and
+the conformance test can drive any game without naming it.  Standard library only.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, fields
+from enum import IntEnum
+from typing import Any, Protocol, TypeAlias, TypeVar
+
+PlainData: TypeAlias = Any
+"""msgpack-safe plain data: dicts with string keys, lists, str, int, float, bool, None."""
+
+
+class Seat(IntEnum):
+    """The two sides of every game; FIRST moves first. Each game names them in its own words."""
+
+    FIRST = 0
+    SECOND = 1
+
+    @property
+    def other(self) -> Seat:
+        return Seat(1 - self)
+
+
+class RulesError(ValueError):
+    """Base of every error the rules raise on bad input; the message is for a player to read."""
+
+
+class OptionsError(RulesError):
+    """Game options that are unknown, malformed, out of range or incompatible."""
+
+
+class InvalidMoveError(RulesError):
+    """Move text that does not parse: the notation is wrong, whatever the position."""
+
+
+class IllegalMoveError(RulesError):
+    """A well-formed move that the rules forbid in this position (the reason says why)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """How a finished game ended: ``winner`` is None for a draw; ``reason`` is a short phrase."""
+
+    winner: Seat | None
+    reason: str
+
+
+class GameRules(Protocol):
+    """What a game module exposes (checked structurally by the conformance test).
+
+    ``State`` and ``Move`` are frozen, slotted, hashable dataclasses of the module; they are
+    typed ``Any`` here because each game has its own.  Forced passes, where a game has them,
+    happen inside :func:`play`: ``to_move`` always names a seat that has a legal move, or None
+    once the game is over.  A swap (pie rule) is an ordinary move whose text is ``swap``
+    (see :mod:`rules.pie`).
+    """
+
+    NAME: str
+    """Registry name, lower case: ``"marque"``."""
+    SEAT_NAMES: tuple[str, str]
+    """Lower-case colour names of Seat.FIRST and Seat.SECOND: ``("white", "black")``."""
+    FLAGS: Sequence[Flag]
+    """Every option flag the game accepts, for parsing and for option forms."""
+
+    def parse_options(self, text: str) -> Any:
+        """pbmserv-style flags (``-size=4 -kill=3``) to the game's Options; raises OptionsError."""
+
+    def options_text(self, options: Any) -> str:
+        """The canonical flags of ``options`` (only those that differ from the defaults)."""
+
+    def new_game(self, options: Any) -> Any:
+        """The start position for these options."""
+
+    def to_move(self, state: Any) -> Seat | None:
+        """The seat to move, or None when the game is over."""
+
+    def legal_moves(self, state: Any) -> Iterator[Any]:
+        """Every legal move in ``state`` (none when the game is over)."""
+
+    def play(self, state: Any, move: Any) -> Any:
+        """The position after ``move``; raises IllegalMoveError and leaves ``state`` as it was."""
+
+    def outcome(self, state: Any) -> Outcome | None:
+        """How the game ended, or None while it goes on."""
+
+    def scores(self, state: Any) -> tuple[int, int] | None:
+        """Points of (FIRST, SECOND) for games that score, else None."""
+
+    def parse_move(self, state: Any, text: str) -> Any:
+        """Move text in the spec's notation to a Move; raises InvalidMoveError.
+
+        The state is given because some notations (Che's position numbers) name cells relative
+        to the position; the Move returned is always the canonical one.
+        """
+
+    def move_text(self, move: Any) -> str:
+        """The canonical text of ``move`` (the spec's notation)."""
+
+    def to_data(self, state: Any) -> PlainData:
+        """Plain data for storage and for drawing; ``from_data(to_data(s)) == s``."""
+
+    def from_data(self, data: PlainData) -> Any:
+        """The state that ``to_data`` described; raises ValueError on data it did not write."""
+
+    def render(self, state: Any) -> str:
+        """ASCII drawing of the position, close to pbmserv's."""
+
+
+@dataclass(frozen=True, slots=True)
+class Flag:
+    """One option flag: a switch ``-name`` that sets ``field`` to ``value``, or ``-name=n``.
+
+    A flag whose ``value`` is None takes an integer between ``minimum`` and ``maximum``
+    (inclusive, where given); ``special`` lists extra integers accepted outside that range
+    (Che's ``-num_tiles=-1`` for an unlimited supply).
+    """
+
+    name: str
+    field: str
+    value: object = None
+    minimum: int | None = None
+    maximum: int | None = None
+    special: tuple[int, ...] = ()
+    help: str = ""
+
+    @property
+    def takes_number(self) -> bool:
+        return self.value is None
+
+
+_FLAG_RE = re.compile(r"-([a-z][a-z0-9_]*)(?:=(-?\d+|\S*))?$", re.IGNORECASE)
+
+
+def parse_flags(text: str, flags: Sequence[Flag]) -> dict[str, object]:
+    """Parse ``-size=4 -kill=3`` against ``flags`` into {field: value}.
+
+    Raises OptionsError naming the flag when it is unknown, malformed or out of range, or when
+    two flags give one field different values (``-capture -no_capture``).
+    """
+    by_name = {flag.name: flag for flag in flags}
+    chosen: dict[str, tuple[str, object]] = {}
+    for word in text.split():
+        match = _FLAG_RE.match(word)
+        if match is None:
+            raise OptionsError(f"malformed option {word!r}: options look like -name or -name=n")
+        name, raw = match.group(1).lower(), match.group(2)
+        flag = by_name.get(name)
+        if flag is None:
+            known = " ".join(f"-{f.name}" for f in flags) or "none"
+            raise OptionsError(f"unknown option -{name} (this game knows: {known})")
+        value = _flag_value(flag, raw)
+        previous = chosen.get(flag.field)
+        if previous is not None and previous[1] != value:
+            raise OptionsError(
+                f"incompatible options -{previous[0]} and {word}: both set {flag.field}"
+            )
+        chosen[flag.field] = (word.lstrip("-"), value)
+    return {field: value for field, (_, value) in chosen.items()}
+
+
+def flags_text(changed: Mapping[str, object], flags: Sequence[Flag]) -> str:
+    """The shortest flag text that sets each field of ``changed`` to its value."""
+    words = []
+    for field, value in changed.items():
+        switch = next(
+            (f for f in flags if f.field == field and not f.takes_number and f.value == value),
+            None,
+        )
+        if switch is not None:
+            words.append(f"-{switch.name}")
+            continue
+        number = next((f for f in flags if f.field == field and f.takes_number), None)
+        if number is None or not isinstance(value, int):
+            raise ValueError(f"no flag sets {field} to {value!r}")
+        words.append(f"-{number.name}={value}")
+    return " ".join(words)
+
+
+OptionsT = TypeVar("OptionsT")
+
+
+def options_from_flags(options_class: type[OptionsT], text: str, flags: Sequence[Flag]) -> OptionsT:
+    """Build a game's frozen Options dataclass from flag text.
+
+    Raises OptionsError as :func:`parse_flags` does; an Options class checks combinations of
+    fields in its ``__post_init__`` and raises OptionsError there too.
+    """
+    return options_class(**parse_flags(text, flags))
+
+
+def options_flags_text(options: object, flags: Sequence[Flag]) -> str:
+    """The flags that turn the default Options into ``options`` (empty for the defaults)."""
+    defaults = type(options)()
+    changed = {
+        f.name: getattr(options, f.name)
+        for f in fields(options)  # type: ignore[arg-type]
+        if getattr(options, f.name) != getattr(defaults, f.name)
+    }
+    return flags_text(changed, flags)
+
+
+def describe_flags(flags: Sequence[Flag]) -> list[dict[str, object]]:
+    """The flags as plain data, so a client can build an options form without the rules."""
+    return [
+        {
+            "name": f.name,
+            "field": f.field,
+            "value": f.value,
+            "takes_number": f.takes_number,
+            "minimum": f.minimum,
+            "maximum": f.maximum,
+            "special": list(f.special),
+            "help": f.help,
+        }
+        for f in flags
+    ]
+
+
+def _flag_value(flag: Flag, raw: str | None) -> object:
+    if not flag.takes_number:
+        if raw is not None:
+            raise OptionsError(f"option -{flag.name} takes no value")
+        return flag.value
+    if raw is None or not re.fullmatch(r"-?\d+", raw):
+        raise OptionsError(f"option -{flag.name} needs a whole number: -{flag.name}=n")
+    number = int(raw)
+    if number in flag.special:
+        return number
+    if (flag.minimum is not None and number < flag.minimum) or (
+        flag.maximum is not None and number > flag.maximum
+    ):
+        low = "" if flag.minimum is None else str(flag.minimum)
+        high = "" if flag.maximum is None else str(flag.maximum)
+        raise OptionsError(f"option -{flag.name}={number} is out of range ({low}..{high})")
+    return number

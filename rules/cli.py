@@ -1,0 +1,135 @@
+"""The ``python -m rules`` command line: replay a move list and report or draw the position.
+
+``play`` prints one JSON object (a stable interface that tests and tools rely on); ``show``
+prints the ASCII board.  Errors are JSON objects on stdout with exit status 1.  This is the only
+module of ``rules`` that does I/O.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from rules import GAMES, find_game
+from rules.api import GameRules, IllegalMoveError, InvalidMoveError, OptionsError
+
+
+class _Failure(Exception):
+    """A report to print as JSON before exiting with status 1."""
+
+    def __init__(self, report: dict[str, Any]) -> None:
+        super().__init__(report)
+        self.report = report
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit status."""
+    args = _parser().parse_args(argv)
+    try:
+        game = _game(args.game)
+        options = _options(game, args.options)
+        moves = list(args.moves)
+        if args.record:
+            moves = _read_record(args.record) + moves
+        state = _replay(game, game.new_game(options), moves)
+    except _Failure as failure:
+        print(json.dumps(failure.report))
+        return 1
+    if args.command == "show":
+        print(game.render(state))
+    else:
+        print(json.dumps(_report(game, state, len(moves), args.legal)))
+    return 0
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m rules", description="Replay and show games of the registered rules."
+    )
+    commands = parser.add_subparsers(dest="command", required=True)
+    for name, summary in (
+        ("play", "apply MOVEs from the start and print the position as one JSON object"),
+        ("show", "apply MOVEs from the start and draw the position in ASCII"),
+    ):
+        command = commands.add_parser(name, help=summary, description=summary)
+        command.add_argument("game", help="one of: " + (", ".join(sorted(GAMES)) or "none yet"))
+        command.add_argument(
+            "--options", default="", help='pbmserv-style flags, e.g. "-size=4 -kill=3"'
+        )
+        command.add_argument(
+            "--record", help="a file of moves, one per line, played before any MOVE given"
+        )
+        if name == "play":
+            command.add_argument(
+                "--legal", action="store_true", help="list every legal move of the final position"
+            )
+        command.add_argument(
+            "moves", nargs="*", metavar="MOVE", help="moves in the game's notation"
+        )
+    return parser
+
+
+def _game(name: str) -> GameRules:
+    try:
+        return find_game(name)
+    except ValueError as error:
+        raise _Failure({"error": "game", "reason": str(error)}) from error
+
+
+def _options(game: GameRules, text: str) -> Any:
+    try:
+        return game.parse_options(text)
+    except OptionsError as error:
+        raise _Failure({"error": "options", "reason": str(error)}) from error
+
+
+def _read_record(path: str) -> list[str]:
+    try:
+        with open(path, encoding="utf-8") as record:
+            return [line.strip() for line in record if line.strip() and not line.startswith("#")]
+    except OSError as error:
+        raise _Failure({"error": "record", "reason": str(error)}) from error
+
+
+def _replay(game: GameRules, state: Any, moves: Sequence[str]) -> Any:
+    for index, text in enumerate(moves):
+        try:
+            move = game.parse_move(state, text)
+        except InvalidMoveError as error:
+            raise _Failure(
+                {"error": "syntax", "index": index, "move": text, "reason": str(error)}
+            ) from error
+        try:
+            state = game.play(state, move)
+        except IllegalMoveError as error:
+            raise _Failure(
+                {"error": "illegal", "index": index, "move": text, "reason": str(error)}
+            ) from error
+    return state
+
+
+def _report(game: GameRules, state: Any, ply: int, with_legal: bool) -> dict[str, Any]:
+    outcome = game.outcome(state)
+    seat = game.to_move(state)
+    scores = game.scores(state)
+    report: dict[str, Any] = {
+        "game": game.NAME,
+        "ply": ply,
+        "over": outcome is not None,
+        "winner": None,
+        "to_move": None if seat is None else game.SEAT_NAMES[seat],
+        "scores": None if scores is None else dict(zip(game.SEAT_NAMES, scores, strict=True)),
+    }
+    if outcome is not None:
+        report["winner"] = "draw" if outcome.winner is None else game.SEAT_NAMES[outcome.winner]
+        report["reason"] = outcome.reason
+    if with_legal:
+        report["legal"] = sorted(game.move_text(move) for move in game.legal_moves(state))
+    return report
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,123 @@
+"""Fixtures shared by every test: a private, real redis-server and a clean client per test.
+
+The server runs on a free loopback port with its own data directory, so the tests never touch
+a Redis that happens to run on the machine, and a test can restart it to prove persistence.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import time
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import pytest
+import redis.asyncio as aioredis
+
+
+class RedisServer:
+    """A redis-server process owned by the tests, with append-only persistence on disk."""
+
+    def __init__(self, directory: Path) -> None:
+        binary = shutil.which("redis-server")
+        if binary is None:
+            pytest.fail(
+                "redis-server is not installed: run `apt-get install redis-server` "
+                "(or `bash .ci/run`, which installs it) and try again",
+                pytrace=False,
+            )
+        self.binary = binary
+        self.directory = directory
+        self.port = _free_port()
+        self.process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self) -> None:
+        self.process = subprocess.Popen(
+            [
+                self.binary,
+                "--port",
+                str(self.port),
+                "--bind",
+                "127.0.0.1",
+                "--dir",
+                str(self.directory),
+                "--appendonly",
+                "yes",
+                "--appendfsync",
+                "always",
+                "--save",
+                "",
+                "--daemonize",
+                "no",
+                "--logfile",
+                str(self.directory / "redis.log"),
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        self._wait_until_ready()
+
+    def stop(self) -> None:
+        """Stop the server as a crash would (SIGKILL): only what is on disk survives."""
+        if self.process is not None:
+            self.process.kill()
+            self.process.wait(timeout=10)
+            self.process = None
+
+    def restart(self) -> None:
+        self.stop()
+        self.start()
+
+    def _wait_until_ready(self) -> None:
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            assert self.process is not None
+            if self.process.poll() is not None:
+                log = (self.directory / "redis.log").read_text(errors="replace")
+                pytest.fail(f"redis-server exited at start:\n{log}", pytrace=False)
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=0.2) as conn:
+                    conn.sendall(b"PING\r\n")
+                    if conn.recv(64).startswith(b"+PONG"):
+                        return
+            except OSError:
+                pass
+            time.sleep(0.02)
+        pytest.fail("redis-server did not answer PING within 10 s", pytrace=False)
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@pytest.fixture(scope="session")
+def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisServer]:
+    """One private redis-server for the whole test session."""
+    server = RedisServer(tmp_path_factory.mktemp("redis"))
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+async def redis_client(redis_server: RedisServer) -> AsyncIterator[aioredis.Redis]:
+    """A client on an empty database: every test starts from nothing."""
+    client = aioredis.Redis.from_url(redis_server.url)
+    await client.flushall()
+    yield client
+    await client.aclose()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # Child processes (the server under test, the CLI) must not inherit a REDIS_URL that would
+    # point them at a Redis the tests do not own.
+    os.environ.pop("REDIS_URL", None)

@@ -1,0 +1,100 @@
+"""Option flags, the swap rule and the registry: the shared parts of the rules API."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pytest
+
+from rules import find_game, pie
+from rules.api import (
+    Flag,
+    OptionsError,
+    describe_flags,
+    options_flags_text,
+    options_from_flags,
+    parse_flags,
+)
+
+FLAGS = (
+    Flag("size", "size", minimum=2, maximum=10),
+    Flag("capture", "capture", True),
+    Flag("no_capture", "capture", False),
+    Flag("num_tiles", "tiles", minimum=1, maximum=500, special=(-1, 999)),
+    *pie.PIE_FLAGS,
+)
+
+
+@dataclass(frozen=True)
+class Options:
+    size: int = 6
+    capture: bool = True
+    tiles: int = 48
+    pie: bool = True
+
+
+def test_parse_flags_reads_switches_and_numbers() -> None:
+    assert parse_flags("-size=4 -no_capture", FLAGS) == {"size": 4, "capture": False}
+    assert parse_flags("  ", FLAGS) == {}
+    assert parse_flags("-NUM_TILES=-1", FLAGS) == {"tiles": -1}
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("-kill=3", "unknown option -kill"),
+        ("-size=x", "-size needs a whole number"),
+        ("-size", "-size needs a whole number"),
+        ("-size=11", r"-size=11 is out of range \(2..10\)"),
+        ("-capture=1", "-capture takes no value"),
+        ("size=4", "malformed option 'size=4'"),
+        ("-capture -no_capture", "incompatible options -capture and -no_capture"),
+        ("-num_tiles=0", "out of range"),
+    ],
+)
+def test_parse_flags_names_the_bad_flag(text: str, message: str) -> None:
+    with pytest.raises(OptionsError, match=message):
+        parse_flags(text, FLAGS)
+
+
+def test_repeating_a_flag_with_the_same_value_is_accepted() -> None:
+    assert parse_flags("-size=4 -size=4", FLAGS) == {"size": 4}
+
+
+def test_options_round_trip_through_their_canonical_flags() -> None:
+    options = options_from_flags(Options, "-no_swap -size=8 -num_tiles=999", FLAGS)
+    assert options == Options(size=8, pie=False, tiles=999)
+    text = options_flags_text(options, FLAGS)
+    assert text == "-size=8 -num_tiles=999 -no_swap"
+    assert options_from_flags(Options, text, FLAGS) == options
+    assert options_flags_text(Options(), FLAGS) == ""
+
+
+def test_describe_flags_is_plain_data() -> None:
+    described = describe_flags(FLAGS)
+    assert described[0]["name"] == "size" and described[0]["takes_number"] is True
+    assert described[1] == {
+        "name": "capture",
+        "field": "capture",
+        "value": True,
+        "takes_number": False,
+        "minimum": None,
+        "maximum": None,
+        "special": [],
+        "help": "",
+    }
+
+
+def test_swap_is_legal_only_as_the_second_move_when_enabled() -> None:
+    assert pie.can_swap(1, pie=True)
+    assert not pie.can_swap(0, pie=True)
+    assert not pie.can_swap(2, pie=True)
+    assert not pie.can_swap(1, pie=False)
+    assert pie.is_swap_text(" SWAP ")
+    assert pie.is_swap(pie.SWAP) and not pie.is_swap("swap")
+    assert str(pie.SWAP) == "swap"
+
+
+def test_find_game_refuses_an_unknown_name() -> None:
+    with pytest.raises(ValueError, match="unknown game 'chess'"):
+        find_game("chess")

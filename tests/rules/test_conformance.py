@@ -1,0 +1,133 @@
+"""Every registered game honours the common rules API (STYLE principle 3).
+
+Seeded random playouts drive each game through the API only: every legal move plays, the
+canonical text of a move parses back to the move, every position round-trips through plain
+data (and msgpack), and a move that is not legal raises IllegalMoveError and changes nothing.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import msgpack
+import pytest
+
+from rules import GAMES, find_game
+from rules.api import GameRules, IllegalMoveError, InvalidMoveError, Outcome, RulesError, Seat
+
+GAME_NAMES = sorted(GAMES)
+PLAYOUTS = 3
+MAX_PLIES = 400
+MOVES_TRIED_PER_POSITION = 8
+
+
+def playout(game: GameRules, seed: int) -> list[tuple[Any, list[Any]]]:
+    """A random game: the positions reached and the legal moves in each."""
+    rng = random.Random(seed)
+    state = game.new_game(game.parse_options(""))
+    seen = []
+    for _ in range(MAX_PLIES):
+        legal = list(game.legal_moves(state))
+        seen.append((state, legal))
+        if not legal:
+            break
+        state = game.play(state, rng.choice(legal))
+    return seen
+
+
+@pytest.mark.parametrize("name", GAME_NAMES)
+def test_game_satisfies_protocol(name: str) -> None:
+    game = find_game(name)
+    assert isinstance(game.NAME, str) and game.NAME == name
+    assert len(game.SEAT_NAMES) == 2 and all(n == n.lower() for n in game.SEAT_NAMES)
+    for attribute in GameRules.__annotations__:
+        assert hasattr(game, attribute), attribute
+    for method in (m for m in dir(GameRules) if not m.startswith("_")):
+        assert callable(getattr(game, method)), method
+
+
+@pytest.mark.parametrize("name", GAME_NAMES)
+@pytest.mark.parametrize("seed", range(PLAYOUTS))
+def test_random_playout_keeps_the_api_contract(name: str, seed: int) -> None:
+    game = find_game(name)
+    rng = random.Random(seed)
+    positions = playout(game, seed)
+    earlier_moves: list[Any] = []
+    for state, legal in positions:
+        data = game.to_data(state)
+        assert game.from_data(data) == state
+        assert game.from_data(msgpack.unpackb(msgpack.packb(data))) == state
+        hash(state)
+        outcome = game.outcome(state)
+        seat = game.to_move(state)
+        if outcome is not None:
+            assert isinstance(outcome, Outcome)
+            assert seat is None and legal == []
+            continue
+        assert isinstance(seat, Seat)
+        assert legal, "a game that is not over must offer a legal move"
+        assert len(set(legal)) == len(legal), "legal_moves repeats a move"
+        for move in rng.sample(legal, min(len(legal), MOVES_TRIED_PER_POSITION)):
+            hash(move)
+            text = game.move_text(move)
+            assert game.parse_move(state, text) == move, text
+            after = game.play(state, move)
+            assert game.to_data(state) == data, "play() changed the position it was given"
+            assert after != state or game.move_text(move) == "swap"
+        legal_set = set(legal)
+        for move in rng.sample(earlier_moves, min(len(earlier_moves), MOVES_TRIED_PER_POSITION)):
+            if move not in legal_set:
+                with pytest.raises(IllegalMoveError):
+                    game.play(state, move)
+                assert game.to_data(state) == data
+        earlier_moves.extend(legal[:MOVES_TRIED_PER_POSITION])
+    final_state, final_legal = positions[-1]
+    if not final_legal:
+        assert game.outcome(final_state) is not None
+
+
+@pytest.mark.parametrize("name", GAME_NAMES)
+def test_finished_game_refuses_every_move(name: str) -> None:
+    game = find_game(name)
+    for seed in range(20):
+        positions = playout(game, seed)
+        final_state, final_legal = positions[-1]
+        if game.outcome(final_state) is None:
+            continue
+        for _, legal in positions[-4:-1]:
+            for move in legal[:4]:
+                with pytest.raises(IllegalMoveError):
+                    game.play(final_state, move)
+        return
+    pytest.fail(f"no random {name} game ended within {MAX_PLIES} plies in 20 tries")
+
+
+@pytest.mark.parametrize("name", GAME_NAMES)
+def test_garbage_text_raises_only_rules_errors(name: str) -> None:
+    """Random strings never crash the parser: InvalidMoveError, or a move play() judges."""
+    game = find_game(name)
+    rng = random.Random(7)
+    alphabet = "abcdefghxyz0123456789-,:() swapASS\t\n\u00e9"
+    state = game.new_game(game.parse_options(""))
+    for state_sample, _ in playout(game, 1)[::10][:5] + [(state, [])]:
+        for _ in range(300):
+            text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 12)))
+            try:
+                move = game.parse_move(state_sample, text)
+            except InvalidMoveError:
+                continue
+            try:
+                game.play(state_sample, move)
+            except IllegalMoveError:
+                pass
+
+
+@pytest.mark.parametrize("name", GAME_NAMES)
+def test_bad_options_raise_options_error_naming_the_flag(name: str) -> None:
+    game = find_game(name)
+    with pytest.raises(RulesError, match="-no_such_flag"):
+        game.parse_options("-no_such_flag")
+    defaults = game.parse_options("")
+    assert game.options_text(defaults) == ""
+    assert game.parse_options(game.options_text(defaults)) == defaults
