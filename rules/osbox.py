@@ -1,0 +1,681 @@
+"""Osbox: push knotwork dice onto an N x N board and close knots (spec ``shared/rules/osbox.md``).
+
+Pure rules behind the common API of :mod:`rules.api`; imports only :mod:`rules.api` and
+:mod:`rules.geometry.squares`.
+
+Model (spec §2-§5).  Each die side may carry a *port*, a crossing of two strands, with two
+*half-ends* on each die's side of it: ``T0 T1 R0 R1 B0 B1 L0 L1`` are numbered 0..7, so the
+side of half-end ``h`` is ``h >> 1`` (T R B L = 0 1 2 3).  Inside a die, strands join
+half-ends in pairs (the table :data:`DIE_TABLE`, §3.2, kept as data).  Two neighbouring
+dice with ports on their shared side are linked through it, each strand switching half
+(``A.R0 <-> B.L1``; in numbers ``h <-> h ^ 5``).  A *path* is a connected chain of half-ends;
+it is closed when it has no open end, thick when its dice span two rows and two columns, and
+new when one of its dice was placed or shifted by the move.  A path scores one point per
+crossing link it passes through (a self-crossing is passed twice, so counts two).
+
+A die on the board is one of 15 *kinds*: a face in one orientation, named ``face:PORTS`` with
+the ports in T R B L order (``a:R``, ``e:TRB``, ``f:TRBL``).  The orientation follows from the
+entry side: the face's drawn bottom edge leads (§3.2).  Move text is ``<face><position>``
+(``f12``), position numbers 1..4N clockwise from the top-left corner (§3.1, see
+:mod:`rules.geometry.squares`).
+
+Decisions where the spec leaves a choice (all as in spec §0 and §15 unless said):
+
+* Faces ``c`` and ``d`` are the same die, so one move: ``d5`` parses to the canonical ``c5``.
+* A bad face letter (``g16``) is a syntax error (InvalidMoveError); a position number outside
+  1..4N (``a0``, ``a17``) parses, and play() refuses it (IllegalMoveError), as spec O2 calls
+  both "illegal".
+* ``-size=n`` accepts 2..12 (the spec sets only n >= 2; 12 keeps every legal move list under
+  the 300 texts that :func:`to_data` sends).
+* No move limit (spec §15.6): a game ends only when the board is full after captures.
+
+``to_data(state)`` is a dict:
+
+* ``game`` ``"osbox"``; ``options`` the flag text; ``size`` N; ``ply`` moves played;
+  ``to_move`` ``"horz"``/``"vert"`` or None; ``last_move`` text or None; ``gained`` the points
+  of the last move; ``scores`` ``{"horz": h, "vert": v}``; ``outcome`` None or
+  ``{"winner": "horz"|"vert"|None, "reason": str}``.
+* ``cells``: one ``{"cell", "row", "col", "x", "y"}`` per cell; the cell is the unit square
+  with top-left corner (x, y), y pointing down; the board spans 0..N.
+* ``positions``: one ``{"position", "side", "x", "y", "cell", "seats"}`` per side position:
+  the unit square outside the board where a pushed die starts, the entry cell, and the seats
+  (``["horz"]``, ``["vert"]`` or both with ``-any_side``) that may push from there.
+* ``dice``: one ``{"cell", "die", "face", "ports", "strands"}`` per die on the board:
+  ``die`` ``"e:TRB"``, ``ports`` ``"TRB"``, ``strands`` pairs of half-end labels
+  (``[["T0", "B0"], ...]``) to draw the knot.
+* ``removed``: the dice the last move captured, same shape, for a fading trace.
+* ``legal``: the legal move texts (omitted once the game is over).
+
+:func:`from_data` reads ``options``, ``dice``, ``to_move``, ``scores``, ``ply``,
+``last_move``, ``gained`` and ``removed``; the rest is derived.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from functools import cache
+
+from rules.api import (
+    Flag,
+    IllegalMoveError,
+    InvalidMoveError,
+    OptionsError,
+    Outcome,
+    PlainData,
+    Seat,
+    options_flags_text,
+    options_from_flags,
+)
+from rules.geometry.squares import NO_CELL, Side, SquareGrid, square_grid
+
+NAME = "osbox"
+SEAT_NAMES = ("horz", "vert")
+
+MIN_SIZE = 2
+MAX_SIZE = 12
+
+FLAGS: Sequence[Flag] = (
+    Flag("size", "size", None, MIN_SIZE, MAX_SIZE, help="N x N board (default 4)"),
+    Flag("any_side", "any_side", True, help="both players may push from any side"),
+    Flag("capture", "capture", True, help="dice of scoring paths are removed (default)"),
+    Flag("no_capture", "capture", False, help="dice of scoring paths stay on the board"),
+    Flag("thin_knots", "thin_knots", True, help="knots along one row or column score too"),
+    Flag(
+        "thick_knots",
+        "thin_knots",
+        False,
+        help="only knots over two rows and two columns score (default)",
+    ),
+)
+
+HALF_ENDS = ("T0", "T1", "R0", "R1", "B0", "B1", "L0", "L1")
+"""Half-end labels by number: the side of half-end ``h`` is ``h >> 1`` in T R B L order."""
+
+FACES = "abcef"
+"""The canonical face letters; ``d`` is the same die as ``c`` (spec §2.2)."""
+
+DIE_TABLE: dict[str, tuple[str, str, str, str]] = {
+    "a": ("B0-B1", "L0-L1", "T0-T1", "R0-R1"),
+    "b": ("T0-B0 T1-B1", "R0-L0 R1-L1", "T0-B0 T1-B1", "R0-L0 R1-L1"),
+    "c": ("B0-L1 B1-L0", "T0-L0 T1-L1", "T0-R1 T1-R0", "R0-B0 R1-B1"),
+    "e": (
+        "R0-L0 R1-B1 B0-L1",
+        "T0-L0 T1-B1 B0-L1",
+        "T0-L0 T1-R0 R1-L1",
+        "T0-B0 T1-R0 R1-B1",
+    ),
+    "f": ("T0-L0 T1-R0 R1-B1 B0-L1",) * 4,
+}
+"""Spec §3.2: the strands of each face as it enters from the top, right, bottom and left."""
+
+_HOME_SIDES = {
+    Seat.FIRST: frozenset((Side.LEFT, Side.RIGHT)),
+    Seat.SECOND: frozenset((Side.TOP, Side.BOTTOM)),
+}
+_MOVE_RE = re.compile(r"([a-f])\s*([0-9]{1,6})")
+_LEGAL_CACHE_LIMIT = 50_000
+
+
+@dataclass(frozen=True, slots=True)
+class Options:
+    """Spec §7: board size, any-side pushes, capture, thin knots scoring."""
+
+    size: int = 4
+    any_side: bool = False
+    capture: bool = True
+    thin_knots: bool = False
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.size, int) or not MIN_SIZE <= self.size <= MAX_SIZE:
+            raise OptionsError(f"option -size={self.size} is out of range ({MIN_SIZE}..{MAX_SIZE})")
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    """Push a die showing ``face`` (canonical letter) from side position ``position``."""
+
+    face: str
+    position: int
+
+    def __str__(self) -> str:
+        return f"{self.face}{self.position}"
+
+
+@dataclass(frozen=True, slots=True)
+class State:
+    """A position: ``board`` holds a die kind per cell (0 = empty, see :func:`die_name`).
+
+    ``seat`` is the side to move (None once the board is full); ``last``, ``gained`` and
+    ``removed`` (cell, kind) describe the last move, for display.
+    """
+
+    options: Options
+    board: tuple[int, ...]
+    seat: Seat | None = Seat.FIRST
+    scores: tuple[int, int] = (0, 0)
+    ply: int = 0
+    last: Move | None = None
+    gained: int = 0
+    removed: tuple[tuple[int, int], ...] = ()
+
+
+# --- the dice ---------------------------------------------------------------------------------
+
+
+def _parse_strands(text: str) -> tuple[tuple[int, int], ...]:
+    return tuple((HALF_ENDS.index(pair[:2]), HALF_ENDS.index(pair[3:])) for pair in text.split())
+
+
+def _ports_text(strands: tuple[tuple[int, int], ...]) -> str:
+    sides = {end >> 1 for pair in strands for end in pair}
+    return "".join("TRBL"[side] for side in sorted(sides))
+
+
+_KIND_NAMES: list[str] = [""]
+_KIND_STRANDS: list[tuple[tuple[int, int], ...]] = [()]
+_ENTRY_KIND: dict[str, tuple[int, int, int, int]] = {}
+for _face, _texts in DIE_TABLE.items():
+    _kinds = []
+    for _text in _texts:
+        _strands = _parse_strands(_text)
+        _name = f"{_face}:{_ports_text(_strands)}"
+        if _name not in _KIND_NAMES:
+            _KIND_NAMES.append(_name)
+            _KIND_STRANDS.append(_strands)
+        _kinds.append(_KIND_NAMES.index(_name))
+    _ENTRY_KIND[_face] = (_kinds[0], _kinds[1], _kinds[2], _kinds[3])
+
+KIND_NAMES: tuple[str, ...] = tuple(_KIND_NAMES)
+"""Die kind id to ``face:PORTS`` name; kind 0 is the empty cell (name ``""``)."""
+
+
+def _partners(strands: tuple[tuple[int, int], ...]) -> tuple[int, ...]:
+    partner = [-1] * 8
+    for one, other in strands:
+        partner[one], partner[other] = other, one
+    return tuple(partner)
+
+
+_PARTNER: tuple[tuple[int, ...], ...] = tuple(_partners(s) for s in _KIND_STRANDS)
+"""Per kind, the half-end joined to each half-end by a strand (-1: no such half-end)."""
+_PORTS: tuple[int, ...] = tuple(
+    sum(1 << side for side in {end >> 1 for pair in s for end in pair}) for s in _KIND_STRANDS
+)
+"""Per kind, a bit per side that has a port (bit 0 top, 1 right, 2 bottom, 3 left)."""
+_ENDS: tuple[tuple[int, ...], ...] = tuple(
+    tuple(h for h in range(8) if p[h] >= 0) for p in _PARTNER
+)
+
+_ART: dict[str, tuple[str, str, str]] = {
+    "a:B": ("     ", " ### ", " # # "),
+    "a:L": ("###  ", "  #  ", "###  "),
+    "a:T": (" # # ", " ### ", "     "),
+    "a:R": ("  ###", "  #  ", "  ###"),
+    "b:TB": (" # # ", " # # ", " # # "),
+    "b:RL": ("#####", "     ", "#####"),
+    "c:BL": ("#### ", "   # ", "## # "),
+    "c:TL": ("## # ", "   # ", "#### "),
+    "c:TR": (" # ##", " #   ", " ####"),
+    "c:RB": (" ####", " #   ", " # ##"),
+    "e:RBL": ("#####", "     ", "## ##"),
+    "e:TBL": ("## # ", "   # ", "## # "),
+    "e:TRL": ("## ##", "     ", "#####"),
+    "e:TRB": (" # ##", " #   ", " # ##"),
+    "f:TRBL": ("## ##", "     ", "## ##"),
+}
+"""The 5x3 interior of each die in pbmserv's ASCII style (the seed's faces figure)."""
+
+
+def die_name(kind: int) -> str:
+    """``face:PORTS`` of a die kind (``"a:R"``); raises ValueError for an unknown kind."""
+    if not 0 < kind < len(KIND_NAMES):
+        raise ValueError(f"no die kind {kind}")
+    return KIND_NAMES[kind]
+
+
+def die_kind(name: str) -> int:
+    """The kind id of ``face:PORTS`` (``"c:TL"``; ``d`` is read as ``c``); raises ValueError."""
+    text = name.strip()
+    if text[:1].lower() == "d":
+        text = "c" + text[1:]
+    text = text[:1].lower() + text[1:].upper()
+    if text not in KIND_NAMES[1:]:
+        raise ValueError(f"{name!r} is not a die: dice look like a:R or e:TRB")
+    return KIND_NAMES.index(text)
+
+
+def entering_die(face: str, side: Side) -> int:
+    """The kind of die that ``face`` becomes when pushed in from ``side`` (spec §3.2)."""
+    return _ENTRY_KIND[face][side]
+
+
+# --- the board ----------------------------------------------------------------------------------
+
+
+class _Table:
+    """Precomputed lookups for one board size: flat neighbours, lines, moves, legal-move cache."""
+
+    __slots__ = ("grid", "sentinel", "across", "moves", "legal")
+
+    def __init__(self, size: int) -> None:
+        grid = square_grid(size)
+        self.grid: SquareGrid = grid
+        self.sentinel = grid.count
+        """An always-empty cell index standing for every place off the board."""
+        self.across: tuple[int, ...] = tuple(
+            self.sentinel if other == NO_CELL else other
+            for cell in range(grid.count)
+            for other in grid.across[cell]
+        )
+        self.moves: tuple[tuple[Move, ...], ...] = tuple(
+            tuple(Move(face, place.number) for face in FACES) for place in grid.positions
+        )
+        self.legal: dict[tuple[int, int], tuple[Move, ...]] = {}
+
+
+@cache
+def _table(size: int) -> _Table:
+    return _Table(size)
+
+
+def _gap_mask(board: tuple[int, ...], size: int, rows: bool, columns: bool) -> int:
+    """Bit r for each row, bit size + c for each column, that has an empty cell."""
+    mask = 0
+    if rows:
+        for r in range(size):
+            if 0 in board[r * size : r * size + size]:
+                mask |= 1 << r
+    if columns:
+        for c in range(size):
+            if 0 in board[c::size]:
+                mask |= 1 << (size + c)
+    return mask
+
+
+def _line_bit(grid: SquareGrid, number: int) -> int:
+    place = grid.positions[number - 1]
+    return 1 << (place.line if place.is_row else grid.size + place.line)
+
+
+def _closed_paths(cells: list[int], moved: tuple[int, ...], table: _Table) -> list[list[int]]:
+    """Spec §5.1: every closed path through a die in ``moved``; each path as ``[links, *cells]``.
+
+    ``cells`` is the board with one extra empty cell at the end (the sentinel).  Walking from a
+    half-end, first along its strand and then across the crossing, either returns to the start
+    (a cycle: closed) or meets an open end.  Half-ends already walked are skipped.
+    """
+    partner = _PARTNER
+    across = table.across
+    seen: set[int] = set()
+    closed: list[list[int]] = []
+    for start_cell in moved:
+        for start_end in _ENDS[cells[start_cell]]:
+            start = start_cell * 8 + start_end
+            if start in seen:
+                continue
+            seen.add(start)
+            cell, end = start_cell, start_end
+            path = [0, start_cell]
+            while True:
+                out = partner[cells[cell]][end]
+                seen.add(cell * 8 + out)
+                cell = across[cell * 4 + (out >> 1)]
+                end = out ^ 5
+                if partner[cells[cell]][end] < 0:
+                    break
+                path[0] += 1
+                node = cell * 8 + end
+                if node == start:
+                    closed.append(path)
+                    break
+                if node in seen:
+                    break
+                seen.add(node)
+                path.append(cell)
+    return closed
+
+
+# --- the API ----------------------------------------------------------------------------------
+
+
+def parse_options(text: str) -> Options:
+    """``-size=5 -any_side -no_capture -thin_knots`` to Options; raises OptionsError."""
+    return options_from_flags(Options, text, FLAGS)
+
+
+def options_text(options: Options) -> str:
+    """The flags that differ from the defaults (``""`` for the default game)."""
+    return options_flags_text(options, FLAGS)
+
+
+def new_game(options: Options) -> State:
+    """An empty board, Horz to move (spec §1)."""
+    return State(options, (0,) * (options.size * options.size))
+
+
+def to_move(state: State) -> Seat | None:
+    """The seat to move, or None once the board is full."""
+    return state.seat
+
+
+def legal_moves(state: State) -> Iterator[Move]:
+    """Every push from a home side (any side with ``-any_side``) into a line with a gap."""
+    return iter(_legal(state))
+
+
+def play(state: State, move: Move) -> State:
+    """Push, score the new closed knots, remove them (spec §5.3); raises IllegalMoveError."""
+    seat = state.seat
+    if seat is None:
+        raise IllegalMoveError("the game is over")
+    if not isinstance(move, Move):
+        raise IllegalMoveError(f"{move!r} is not an Osbox move")
+    options = state.options
+    table = _table(options.size)
+    grid = table.grid
+    kinds = _ENTRY_KIND.get(move.face)
+    if kinds is None:
+        raise IllegalMoveError(f"there is no face {move.face!r}: faces are a to f")
+    number = move.position
+    if not isinstance(number, int) or not 1 <= number <= 4 * grid.size:
+        raise IllegalMoveError(f"there is no position {number}: positions are 1 to {4 * grid.size}")
+    place = grid.positions[number - 1]
+    if not options.any_side and place.side not in _HOME_SIDES[seat]:
+        owner = Seat.FIRST if place.side in _HOME_SIDES[Seat.FIRST] else Seat.SECOND
+        raise IllegalMoveError(
+            f"position {number} is on the {place.side.label} side, which is "
+            f"{SEAT_NAMES[owner].capitalize()}'s"
+        )
+    board = state.board
+    line = place.cells
+    gap = next((i for i, cell in enumerate(line) if board[cell] == 0), -1)
+    if gap < 0:
+        what = "row" if place.is_row else "column"
+        raise IllegalMoveError(f"{what} {place.line + 1} is full: no die can be pushed into it")
+
+    cells = list(board)
+    cells.append(0)
+    for i in range(gap, 0, -1):
+        cells[line[i]] = cells[line[i - 1]]
+    cells[line[0]] = kinds[place.side]
+    moved = line[: gap + 1]
+
+    gained = 0
+    captured: set[int] = set()
+    row, col = grid.row, grid.col
+    for path in _closed_paths(cells, moved, table):
+        dice = path[1:]
+        thick = len({row[c] for c in dice}) > 1 and len({col[c] for c in dice}) > 1
+        if thick or options.thin_knots:
+            gained += path[0]
+            captured.update(dice)
+    removed: tuple[tuple[int, int], ...] = ()
+    if options.capture and captured:
+        removed = tuple((cell, cells[cell]) for cell in sorted(captured))
+        for cell in captured:
+            cells[cell] = 0
+    cells.pop()
+    after = tuple(cells)
+    scores = state.scores
+    if gained:
+        scores = (scores[0] + gained, scores[1]) if seat == 0 else (scores[0], scores[1] + gained)
+    return State(
+        options,
+        after,
+        None if 0 not in after else seat.other,
+        scores,
+        state.ply + 1,
+        move,
+        gained,
+        removed,
+    )
+
+
+def outcome(state: State) -> Outcome | None:
+    """Once the board is full: the higher score wins, equal scores draw (spec §6)."""
+    if state.seat is not None:
+        return None
+    horz, vert = state.scores
+    score = f"{max(horz, vert)}-{min(horz, vert)}"
+    if horz == vert:
+        return Outcome(None, f"the board is full and the scores are equal, {score}")
+    winner = Seat.FIRST if horz > vert else Seat.SECOND
+    return Outcome(winner, f"the board is full; {SEAT_NAMES[winner].capitalize()} wins {score}")
+
+
+def scores(state: State) -> tuple[int, int]:
+    """Points of (Horz, Vert)."""
+    return state.scores
+
+
+def parse_move(state: State, text: str) -> Move:
+    """``f12`` (face a-f, any case; ``d`` = ``c``) to a Move; raises InvalidMoveError."""
+    match = _MOVE_RE.fullmatch(text.strip().lower()) if isinstance(text, str) else None
+    if match is None:
+        raise InvalidMoveError(
+            f"{text!r} is not an Osbox move: a move is a face a-f and a position, like f12"
+        )
+    face = match.group(1)
+    return Move("c" if face == "d" else face, int(match.group(2)))
+
+
+def move_text(move: Move) -> str:
+    """The canonical text: ``c5`` (never ``d5``)."""
+    return f"{move.face}{move.position}"
+
+
+def to_data(state: State) -> PlainData:
+    """Plain data for storage and drawing (shape in the module docstring)."""
+    options = state.options
+    grid = square_grid(options.size)
+    result = outcome(state)
+    sides_of = {
+        side: [SEAT_NAMES[s] for s in Seat if options.any_side or side in _HOME_SIDES[s]]
+        for side in Side
+    }
+    data: dict[str, PlainData] = {
+        "game": NAME,
+        "options": options_text(options),
+        "size": grid.size,
+        "ply": state.ply,
+        "to_move": None if state.seat is None else SEAT_NAMES[state.seat],
+        "last_move": None if state.last is None else move_text(state.last),
+        "gained": state.gained,
+        "scores": dict(zip(SEAT_NAMES, state.scores, strict=True)),
+        "outcome": None
+        if result is None
+        else {
+            "winner": None if result.winner is None else SEAT_NAMES[result.winner],
+            "reason": result.reason,
+        },
+        "cells": [
+            {"cell": cell, "row": grid.row[cell], "col": grid.col[cell], "x": x, "y": y}
+            for cell, (x, y) in enumerate(grid.xy)
+        ],
+        "positions": [
+            {
+                "position": place.number,
+                "side": place.side.label,
+                "x": grid.position_xy(place.number)[0],
+                "y": grid.position_xy(place.number)[1],
+                "cell": place.cells[0],
+                "seats": sides_of[place.side],
+            }
+            for place in grid.positions
+        ],
+        "dice": [_die_data(cell, kind) for cell, kind in enumerate(state.board) if kind],
+        "removed": [_die_data(cell, kind) for cell, kind in state.removed],
+    }
+    if state.seat is not None:
+        data["legal"] = [move_text(move) for move in _legal(state)]
+    return data
+
+
+def from_data(data: PlainData) -> State:
+    """The state :func:`to_data` described; raises ValueError on anything else."""
+    try:
+        if data["game"] != NAME:
+            raise ValueError(f"not an {NAME} position: {data['game']!r}")
+        options = parse_options(data["options"])
+        size = options.size
+        board = [0] * (size * size)
+        for die in data["dice"]:
+            board[_cell_index(die["cell"], size)] = die_kind(die["die"])
+        removed = tuple(
+            (_cell_index(die["cell"], size), die_kind(die["die"])) for die in data["removed"]
+        )
+        to_move_name = data["to_move"]
+        seat = None if to_move_name is None else Seat(SEAT_NAMES.index(to_move_name))
+        score_map = data["scores"]
+        scores_ = (int(score_map[SEAT_NAMES[0]]), int(score_map[SEAT_NAMES[1]]))
+        last_text = data["last_move"]
+        last = None if last_text is None else parse_move(new_game(options), last_text)
+        return State(
+            options,
+            tuple(board),
+            seat,
+            scores_,
+            int(data["ply"]),
+            last,
+            int(data["gained"]),
+            removed,
+        )
+    except (KeyError, TypeError, IndexError, AttributeError) as error:
+        raise ValueError(f"not an {NAME} position: {error!r}") from error
+
+
+def render(state: State) -> str:
+    """The board in pbmserv's ASCII style, position numbers around it, dots for captured dice."""
+    options = state.options
+    grid = square_grid(options.size)
+    n = grid.size
+    board = state.board
+    ghosts = dict(state.removed)
+    width, height = 6 * n + 1, 4 * n + 1
+    canvas = [[" "] * width for _ in range(height)]
+
+    def mark(cell: int, side: Side) -> str:
+        """The mark of a port of ``cell`` on ``side``: ``#``, ``.`` (a captured die) or none."""
+        if cell == NO_CELL:
+            return ""
+        if board[cell]:
+            return "#" if _PORTS[board[cell]] >> side & 1 else ""
+        kind = ghosts.get(cell, 0)
+        return "." if kind and _PORTS[kind] >> side & 1 else ""
+
+    for r in range(n + 1):
+        for c in range(n + 1):
+            canvas[4 * r][6 * c] = "+"
+    for r in range(n + 1):
+        for c in range(n):
+            above = grid.cell(r - 1, c) if r > 0 else NO_CELL
+            below = grid.cell(r, c) if r < n else NO_CELL
+            drawn = r in (0, n) or any(cell != NO_CELL and board[cell] for cell in (above, below))
+            port = max(mark(above, Side.BOTTOM), mark(below, Side.TOP), key=_mark_rank)
+            for i in range(5):
+                canvas[4 * r][6 * c + 1 + i] = "-" if drawn else " "
+            if port:
+                canvas[4 * r][6 * c + 3] = port
+    for r in range(n):
+        for c in range(n + 1):
+            left = grid.cell(r, c - 1) if c > 0 else NO_CELL
+            right = grid.cell(r, c) if c < n else NO_CELL
+            drawn = c in (0, n) or any(cell != NO_CELL and board[cell] for cell in (left, right))
+            port = max(mark(left, Side.RIGHT), mark(right, Side.LEFT), key=_mark_rank)
+            for i in range(3):
+                canvas[4 * r + 1 + i][6 * c] = "|" if drawn else " "
+            if port:
+                canvas[4 * r + 2][6 * c] = port
+    for cell in range(grid.count):
+        kind = board[cell] or ghosts.get(cell, 0)
+        if not kind:
+            continue
+        art = _ART[KIND_NAMES[kind]]
+        if not board[cell]:
+            art = (art[0].replace("#", "."), art[1].replace("#", "."), art[2].replace("#", "."))
+        r, c = grid.row[cell], grid.col[cell]
+        for i, text in enumerate(art):
+            canvas[4 * r + 1 + i][6 * c + 1 : 6 * c + 6] = list(text)
+
+    margin = " " * 6
+    lines = [_heading(state), ""]
+    lines.append(margin + "".join(f"{number:^6}" for number in range(1, n + 1)))
+    for y, chars in enumerate(canvas):
+        text = "".join(chars)
+        if y % 4 == 2:
+            r = y // 4
+            lines.append(f"{4 * n - r:>4}  {text}  {n + 1 + r}")
+        else:
+            lines.append(margin + text)
+    lines.append(margin + "".join(f"{3 * n - c:^6}" for c in range(n)))
+    return "\n".join(line.rstrip() for line in lines)
+
+
+# --- private helpers ----------------------------------------------------------------------------
+
+
+def _legal(state: State) -> tuple[Move, ...]:
+    seat = state.seat
+    if seat is None:
+        return ()
+    options = state.options
+    size = options.size
+    table = _table(size)
+    key_side = 2 if options.any_side else int(seat)
+    mask = _gap_mask(state.board, size, key_side != 1, key_side != 0)
+    key = (key_side, mask)
+    cached = table.legal.get(key)
+    if cached is None:
+        grid = table.grid
+        sides = frozenset(Side) if options.any_side else _HOME_SIDES[seat]
+        cached = tuple(
+            move
+            for place in grid.positions
+            if place.side in sides and mask & _line_bit(grid, place.number)
+            for move in table.moves[place.number - 1]
+        )
+        if len(table.legal) >= _LEGAL_CACHE_LIMIT:
+            table.legal.clear()
+        table.legal[key] = cached
+    return cached
+
+
+def _die_data(cell: int, kind: int) -> PlainData:
+    name = KIND_NAMES[kind]
+    return {
+        "cell": cell,
+        "die": name,
+        "face": name[0],
+        "ports": name[2:],
+        "strands": [[HALF_ENDS[a], HALF_ENDS[b]] for a, b in _KIND_STRANDS[kind]],
+    }
+
+
+def _cell_index(value: object, size: int) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < size * size:
+        raise ValueError(f"no cell {value!r} on a {size}x{size} board")
+    return value
+
+
+def _mark_rank(mark: str) -> int:
+    return {"": 0, ".": 1, "#": 2}[mark]
+
+
+def _heading(state: State) -> str:
+    horz, vert = state.scores
+    text = f"Osbox {options_text(state.options)}".rstrip()
+    text += f"   Horz {horz}  Vert {vert}"
+    result = outcome(state)
+    if result is not None:
+        text += f"   Game over: {result.reason}"
+    elif state.seat is not None:
+        text += f"   {SEAT_NAMES[state.seat].capitalize()} to move"
+    if state.last is not None:
+        text += f"\nLast move: {move_text(state.last)}"
+        if state.gained:
+            text += f", +{state.gained}"
+        if state.removed:
+            text += f", {len(state.removed)} dice removed"
+    return text
