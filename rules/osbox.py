@@ -393,7 +393,7 @@ def play(state: State, move: Move) -> State:
     gap = next((i for i, cell in enumerate(line) if board[cell] == 0), -1)
     if gap < 0:
         what = "row" if place.is_row else "column"
-        raise IllegalMoveError(f"{what} {place.line + 1} is full: no die can be pushed into it")
+        raise IllegalMoveError(f"the {what} of position {number} is full: no die can enter it")
 
     cells = list(board)
     cells.append(0)
