@@ -136,3 +136,16 @@ def _b64(data: bytes) -> str:
 
 def _unb64(text: str) -> bytes:
     return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+def player_data(player: Player) -> dict[str, object]:
+    """A player as plain data (JSON- and msgpack-safe): ``{"id", "name", "guest"}``."""
+    return {"id": player.id, "name": player.name, "guest": player.guest}
+
+
+def player_from_data(data: dict[str, object]) -> Player:
+    """The player :func:`player_data` described; raises ValueError on other data."""
+    try:
+        return Player(id=str(data["id"]), name=str(data["name"]), guest=bool(data["guest"]))
+    except (KeyError, TypeError) as error:
+        raise ValueError(f"not player data: {error!r}") from error

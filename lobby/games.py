@@ -1,0 +1,243 @@
+"""Games as the lobby sees them: the live list, finished games with their records, replay.
+
+A :class:`LiveGame` is one line of the live games list, which the server updates on room
+events; a :class:`FinishedGame` is the summary kept for each player's history, with the full
+move record.  Records travel as pbmserv-style text (one move per line) or as plain data, and
+replay through the rules to the final position.  Pure; imports :mod:`rules`,
+:mod:`lobby.identity` and :mod:`lobby.errors`.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from lobby.errors import BadRecordError, UnknownGameError
+from lobby.identity import Player, PlayerId, player_data, player_from_data
+from rules import find_game
+from rules.api import RulesError, Seat
+from rules.pie import is_swap_text
+
+RoomId = str
+
+
+@dataclass(frozen=True, slots=True)
+class LiveGame:
+    """One game in progress, as listed for spectators.
+
+    ``players`` are the current (FIRST, SECOND) seat holders: a swap exchanges them.
+    ``move_number`` counts the entries of the record so far (a swap is one).
+    """
+
+    room_id: RoomId
+    game: str
+    options: str
+    players: tuple[Player, Player]
+    rated: bool
+    started: float
+    move_number: int = 0
+    spectators: int = 0
+    time_control: str | None = None
+
+    def has_player(self, player_id: PlayerId) -> bool:
+        return any(p.id == player_id for p in self.players)
+
+    def to_data(self) -> dict[str, Any]:
+        return {
+            "room_id": self.room_id,
+            "game": self.game,
+            "options": self.options,
+            "players": [player_data(p) for p in self.players],
+            "rated": self.rated,
+            "started": self.started,
+            "move_number": self.move_number,
+            "spectators": self.spectators,
+            "time_control": self.time_control,
+        }
+
+    @classmethod
+    def from_data(cls, data: dict[str, Any]) -> LiveGame:
+        try:
+            first, second = data["players"]
+            return cls(
+                room_id=str(data["room_id"]),
+                game=str(data["game"]),
+                options=str(data["options"]),
+                players=(player_from_data(first), player_from_data(second)),
+                rated=bool(data["rated"]),
+                started=float(data["started"]),
+                move_number=int(data["move_number"]),
+                spectators=int(data["spectators"]),
+                time_control=data["time_control"],
+            )
+        except (KeyError, TypeError) as error:
+            raise ValueError(f"not live game data: {error!r}") from error
+
+
+@dataclass(frozen=True, slots=True)
+class FinishedGame:
+    """A game that ended, with its full record, as kept in both players' histories.
+
+    ``players`` are the (FIRST, SECOND) seat holders at the start, so ``players[0]`` made
+    the first move; :func:`seat_holders` gives them after any swaps.  ``winner`` is the
+    winning seat in the rules' sense (a colour), None for a draw or an aborted game;
+    ``reason`` says how it ended ("resigned", "aborted", or the rules' reason).
+    """
+
+    room_id: RoomId
+    game: str
+    options: str
+    players: tuple[Player, Player]
+    rated: bool
+    started: float
+    finished: float
+    record: tuple[str, ...]
+    winner: Seat | None
+    reason: str
+    time_control: str | None = None
+
+    @property
+    def winner_player(self) -> Player | None:
+        """Who won, after any swaps; None for a draw or an aborted game."""
+        if self.winner is None:
+            return None
+        return seat_holders(self.players, self.record)[self.winner]
+
+    def has_player(self, player_id: PlayerId) -> bool:
+        return any(p.id == player_id for p in self.players)
+
+    def to_data(self) -> dict[str, Any]:
+        """Plain data: what a player downloads as the game's JSON record."""
+        return {
+            "room_id": self.room_id,
+            "game": self.game,
+            "options": self.options,
+            "players": [player_data(p) for p in self.players],
+            "rated": self.rated,
+            "started": self.started,
+            "finished": self.finished,
+            "record": list(self.record),
+            "winner": None if self.winner is None else int(self.winner),
+            "reason": self.reason,
+            "time_control": self.time_control,
+        }
+
+    @classmethod
+    def from_data(cls, data: dict[str, Any]) -> FinishedGame:
+        try:
+            first, second = data["players"]
+            winner = data["winner"]
+            return cls(
+                room_id=str(data["room_id"]),
+                game=str(data["game"]),
+                options=str(data["options"]),
+                players=(player_from_data(first), player_from_data(second)),
+                rated=bool(data["rated"]),
+                started=float(data["started"]),
+                finished=float(data["finished"]),
+                record=tuple(str(m) for m in data["record"]),
+                winner=None if winner is None else Seat(int(winner)),
+                reason=str(data["reason"]),
+                time_control=data["time_control"],
+            )
+        except (KeyError, TypeError) as error:
+            raise ValueError(f"not finished game data: {error!r}") from error
+
+
+def update_live(
+    live: LiveGame,
+    move_number: int | None = None,
+    spectators: int | None = None,
+    players: tuple[Player, Player] | None = None,
+) -> LiveGame:
+    """``live`` with the given fields changed (the ones left None stay as they are)."""
+    return replace(
+        live,
+        move_number=live.move_number if move_number is None else move_number,
+        spectators=live.spectators if spectators is None else max(0, spectators),
+        players=live.players if players is None else players,
+    )
+
+
+def finish(
+    live: LiveGame,
+    record: Sequence[str],
+    winner: Seat | None,
+    reason: str,
+    now: float,
+    first_players: tuple[Player, Player] | None = None,
+) -> FinishedGame:
+    """The finished game for a live one; ``first_players`` are the seats at the start.
+
+    Without ``first_players`` they are worked back from the live seats and the swaps in
+    ``record``.
+    """
+    start = first_players if first_players is not None else seat_holders(live.players, record)
+    return FinishedGame(
+        room_id=live.room_id,
+        game=live.game,
+        options=live.options,
+        players=start,
+        rated=live.rated,
+        started=live.started,
+        finished=now,
+        record=tuple(record),
+        winner=winner,
+        reason=reason,
+        time_control=live.time_control,
+    )
+
+
+def seat_holders(players: tuple[Player, Player], record: Sequence[str]) -> tuple[Player, Player]:
+    """The (FIRST, SECOND) seat holders after ``record``: each swap exchanges them.
+
+    The same function turns final seats back into starting seats, since an exchange undoes
+    itself.
+    """
+    swaps = sum(1 for move in record if is_swap_text(move))
+    return players if swaps % 2 == 0 else (players[1], players[0])
+
+
+def record_text(moves: Sequence[str]) -> str:
+    """pbmserv-style move text: one move per line, ending with a newline."""
+    return "".join(f"{move}\n" for move in moves)
+
+
+def parse_record_text(text: str) -> list[str]:
+    """The moves of a record written one per line; blank lines and ``#`` comments are skipped."""
+    moves = []
+    for line in text.splitlines():
+        move = line.strip()
+        if move and not move.startswith("#"):
+            moves.append(move)
+    return moves
+
+
+def replay_states(game: str, options: str, moves: Sequence[str]) -> Iterator[Any]:
+    """The start position, then the position after each move in turn.
+
+    Raises UnknownGameError, or BadRecordError naming the move (numbered from 1) and the
+    rules' reason.
+    """
+    try:
+        rules = find_game(game)
+    except ValueError as error:
+        raise UnknownGameError(str(error)) from error
+    try:
+        state = rules.new_game(rules.parse_options(options))
+    except RulesError as error:
+        raise BadRecordError(f"the record's options do not parse: {error}") from error
+    yield state
+    for number, text in enumerate(moves, start=1):
+        try:
+            state = rules.play(state, rules.parse_move(state, text))
+        except RulesError as error:
+            raise BadRecordError(f"move {number} ({text!r}) does not replay: {error}") from error
+        yield state
+
+
+def replay(game: str, options: str, moves: Sequence[str]) -> Any:
+    """The final position of a record; raises as :func:`replay_states` does."""
+    return deque(replay_states(game, options, moves), maxlen=1)[0]
