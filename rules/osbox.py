@@ -28,6 +28,9 @@ Decisions where the spec leaves a choice (all as in spec §0 and §15 unless sai
 * ``-size=n`` accepts 2..12 (the spec sets only n >= 2; 12 keeps every legal move list under
   the 300 texts that :func:`to_data` sends).
 * No move limit (spec §15.6): a game ends only when the board is full after captures.
+* :func:`render` follows the seed's drawing (§10.1): a line between two cells is drawn when a
+  die touches it, a port is a ``#`` on the die's border (also on the board's edge), and the
+  dice the last move captured are traced in dots, as in the seed's "gives" picture.
 
 ``to_data(state)`` is a dict:
 
