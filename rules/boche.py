@@ -25,14 +25,14 @@ Options: ``-size=n`` (1..26, default 6), ``-kill=n`` (>= 1, default 4), ``-fill_
 ``-adjacent``, ``-join_face`` (default) / ``-join_any``, ``-immediate_win`` (our name, §3.1),
 ``-swap`` (default) / ``-no_swap`` (:data:`rules.pie.PIE_FLAGS`).
 
-Decisions where the spec leaves room (also in the report of the change that added this file):
+Decisions where the spec leaves room:
 
 * ``-fill_board`` together with ``-kill=n`` is accepted and ``-fill_board`` wins (§3.7), so
   the pair is not an options error; ``-join_face`` with ``-join_any`` is.
 * The join options only matter with ``-immediate_win`` (spec §3.6); they are accepted and kept
   in the options either way.
-* The full-pyramid evaluation trusts the Y property (exactly one colour connects the sides);
-  should a position ever break it, the mover's colour wins if it connects, else the other.
+* The full-pyramid evaluation relies on the Y property (exactly one colour connects the
+  sides, §3.6); the tests check it on random full pyramids of sizes 1 to 6.
 * ``-kill`` has no upper bound in the spec; we cap it at 1000 (more blobs than any board has).
 
 ``to_data`` shape (plain data; drawing units: hexagon circumradius 1, **y pointing up**, the
@@ -213,7 +213,7 @@ def legal_moves(state: State) -> Iterator[Move]:
     if state.outcome is not None:
         return
     tables = _tables(state.options.size)
-    if can_swap(state.placed + state.swapped, state.options.pie) and not state.swapped:
+    if can_swap(state.placed, state.options.pie) and not state.swapped:
         yield SWAP
     board = state.board
     supporters = tables.grid.supporters
@@ -648,10 +648,9 @@ def _judge(
             (colour,) = paths
             return Outcome(colour, "connected the three sides")
     if placed == tables.grid.count:
-        paths = _path_colours(tables, surface, "any")
-        if mover in paths:
-            return Outcome(mover, "connected the three sides on the full pyramid")
-        return Outcome(mover.other, "connected the three sides on the full pyramid")
+        # The Y property (§3.6): exactly one colour connects the sides of a full pyramid.
+        (winner,) = _path_colours(tables, surface, "any")
+        return Outcome(winner, "connected the three sides on the full pyramid")
     return None
 
 
