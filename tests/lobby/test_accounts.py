@@ -1,0 +1,124 @@
+"""Usernames, password hashes and the login rate limit, decided without Redis."""
+
+from __future__ import annotations
+
+import pytest
+
+from lobby import accounts
+from lobby.accounts import Account, LoginLimits, ScryptParams
+from lobby.errors import BadNameError, RateLimitedError, WeakPasswordError
+
+CHEAP = ScryptParams(n=2**8, r=8, p=1)
+"""Fast parameters for tests that hash many times; one test checks the real default."""
+
+
+def test_the_default_hash_is_scrypt_with_the_documented_parameters() -> None:
+    encoded = accounts.hash_password("correct horse")
+    assert encoded.startswith("scrypt$16384$8$5$")
+    assert accounts.verify_password("correct horse", encoded)
+    assert not accounts.verify_password("correct horsf", encoded)
+    assert not accounts.needs_rehash(encoded)
+
+
+def test_each_hash_has_its_own_salt_and_never_holds_the_password() -> None:
+    first = accounts.hash_password("hunter2hunter2", CHEAP)
+    second = accounts.hash_password("hunter2hunter2", CHEAP)
+    assert first != second
+    assert "hunter2" not in first
+    assert accounts.verify_password("hunter2hunter2", first)
+    assert accounts.verify_password("hunter2hunter2", second)
+
+
+def test_a_hash_made_with_other_parameters_still_verifies_and_asks_for_a_rehash() -> None:
+    encoded = accounts.hash_password("pass-word-1", CHEAP)
+    assert accounts.verify_password("pass-word-1", encoded)
+    assert accounts.needs_rehash(encoded)
+    assert not accounts.needs_rehash(encoded, CHEAP)
+
+
+def test_an_overlong_password_does_not_verify() -> None:
+    encoded = accounts.hash_password("", CHEAP)
+    assert not accounts.verify_password("x" * (accounts.MAX_PASSWORD_LENGTH + 1), encoded)
+
+
+@pytest.mark.parametrize(
+    "encoded", ["", "plain", "scrypt$1$2$3$4", "bcrypt$1$2$3$AA$AA", "scrypt$x$8$1$AA$AA"]
+)
+def test_a_stored_value_that_is_not_a_hash_is_an_error(encoded: str) -> None:
+    with pytest.raises(ValueError):
+        accounts.verify_password("whatever1", encoded)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "ab",
+        "1alice",
+        "al ice",
+        "alice!",
+        "x" * 21,
+        "Guest-SwiftCube-0001",
+        "guest-me",
+        "bot-easy",
+        "BOT-x",
+    ],
+)
+def test_bad_and_reserved_names_are_refused(name: str) -> None:
+    with pytest.raises(BadNameError) as caught:
+        accounts.check_new_account(name, "long enough password")
+    assert caught.value.code == "bad-name"
+
+
+def test_names_that_only_look_reserved_are_allowed() -> None:
+    accounts.check_new_account("Guesthouse", "long enough")
+    accounts.check_new_account("bottle", "long enough")
+
+
+def test_passwords_must_be_long_enough_and_not_absurdly_long() -> None:
+    short = "x" * (accounts.MIN_PASSWORD_LENGTH - 1)
+    with pytest.raises(WeakPasswordError, match=str(accounts.MIN_PASSWORD_LENGTH)):
+        accounts.check_new_account("alice", short)
+    with pytest.raises(WeakPasswordError):
+        accounts.check_new_account("alice", "x" * (accounts.MAX_PASSWORD_LENGTH + 1))
+    accounts.check_new_account("alice", "x" * accounts.MIN_PASSWORD_LENGTH)
+
+
+def test_a_new_account_is_a_registered_player_whose_password_verifies() -> None:
+    account = accounts.new_account(
+        "Alice", "s3cret-pass", now=12.0, params=CHEAP, id_bytes=bytes(8)
+    )
+    assert account.player.id == "u:0000000000000000"
+    assert (account.player.name, account.player.guest, account.created) == ("Alice", False, 12.0)
+    assert accounts.verify_password("s3cret-pass", account.password_hash)
+    assert Account.from_data(account.to_data()) == account
+
+
+def test_usernames_are_unique_whatever_their_case() -> None:
+    assert accounts.name_key("Alice") == accounts.name_key("aLICE") == "alice"
+
+
+LIMITS = LoginLimits(per_name=3, per_address=5, window=100.0)
+
+
+def test_logins_are_allowed_below_the_limit() -> None:
+    assert accounts.login_retry_after([10.0, 20.0], [10.0, 20.0], now=30.0, limits=LIMITS) is None
+
+
+def test_too_many_failures_for_one_name_wait_for_the_oldest_to_leave_the_window() -> None:
+    failures = [10.0, 20.0, 30.0]
+    assert accounts.login_retry_after(failures, [], now=40.0, limits=LIMITS) == pytest.approx(70.0)
+    assert accounts.login_retry_after(failures, [], now=109.9, limits=LIMITS) is not None
+    assert accounts.login_retry_after(failures, [], now=110.0, limits=LIMITS) is None
+
+
+def test_one_address_failing_on_many_names_is_limited_too() -> None:
+    address = [1.0, 2.0, 3.0, 4.0, 5.0]
+    with pytest.raises(RateLimitedError) as caught:
+        accounts.check_login_allowed([], address, now=6.0, limits=LIMITS)
+    assert caught.value.code == "rate-limited"
+    assert caught.value.retry_after == pytest.approx(95.0)
+
+
+def test_the_longer_of_the_two_waits_applies() -> None:
+    wait = accounts.login_retry_after([50.0, 60.0, 70.0], [1.0, 2.0, 3.0, 4.0, 5.0], 80.0, LIMITS)
+    assert wait == pytest.approx(70.0)
