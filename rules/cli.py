@@ -27,7 +27,7 @@ class _Failure(Exception):
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
-    args = _parser().parse_args(argv)
+    args = _parser().parse_args(_join_option_values(sys.argv[1:] if argv is None else argv))
     try:
         game = _game(args.game)
         options = _options(game, args.options)
@@ -70,6 +70,19 @@ def _parser() -> argparse.ArgumentParser:
             "moves", nargs="*", metavar="MOVE", help="moves in the game's notation"
         )
     return parser
+
+
+def _join_option_values(argv: Sequence[str]) -> list[str]:
+    """Turn ``--options -size=4`` into ``--options=-size=4``: argparse would take a value that
+    starts with a dash for another flag."""
+    joined: list[str] = []
+    words = iter(argv)
+    for word in words:
+        if word == "--options":
+            joined.append(f"--options={next(words, '')}")
+        else:
+            joined.append(word)
+    return joined
 
 
 def _game(name: str) -> GameRules:

@@ -83,3 +83,9 @@ def test_record_file_replays_like_arguments(
     )
     assert main(["show", name, *texts]) == 0
     assert capsys.readouterr().out.strip() == game.render(state).strip()
+
+
+def test_options_value_may_start_with_a_dash(capsys: pytest.CaptureFixture[str]) -> None:
+    """``--options -x`` is read as the value of --options, not as another flag."""
+    status, report = run_cli(capsys, "play", "chess", "--options", "-size=4")
+    assert status == 1 and report["error"] == "game"
