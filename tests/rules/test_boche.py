@@ -97,6 +97,37 @@ def test_spec_case(path: Path) -> None:
         assert max(g.size for g in found if g.colour == seat(colour)) == size
 
 
+def test_help_example_hidden_cubes_do_not_change_the_final_evaluation() -> None:
+    """§3.9 B0b: any consistent choice for the partly hidden cubes gives the same surface."""
+    moves = json.loads((CASES[0]).read_text())["moves"]
+    reference = replay("-size=4", moves)
+    choices = {
+        "b1": "ac",
+        "b2": "ad",
+        "c1": "bd",
+        "c3": "bc",
+        "d2": "ab",
+        "d3": "cd",
+        "1b1": "fh",
+        "1b2": "fg",
+        "1c2": "gh",
+        "c2": "abcd",
+    }
+    grid = pyramid(4)
+
+    def surface(state: boche.State) -> list[tuple[Seat, frozenset[Any], bool, str]]:
+        return sorted((g.colour, g.points, g.enclosed, g.sides) for g in boche.groups(state))
+
+    expected = surface(reference)
+    rng = random.Random(3)
+    for _ in range(60):
+        board = list(reference.board)
+        for label, letters in choices.items():
+            board[grid.parse(label) or 0] = boche.ROTATIONS.index(rng.choice(letters))
+        state = boche.State(reference.options, tuple(board), reference.placed, reference.z)
+        assert surface(state) == expected
+
+
 def test_help_example_is_won_by_dark_whatever_the_apex_rotation() -> None:
     """Spec O6: Dark's path along side W exists before the apex is placed."""
     moves = json.loads((CASES[0]).read_text())["moves"]
