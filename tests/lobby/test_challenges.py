@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
 from lobby import challenges
@@ -182,11 +184,12 @@ def test_an_expired_challenge_cannot_be_accepted_declined_or_cancelled() -> None
     late = challenge.expires
     assert not challenges.is_expired(challenge, late - 0.001)
     assert challenges.is_expired(challenge, late)
-    for action in (
+    actions: list[Callable[[], Challenge]] = [
         lambda: challenges.accept(challenge, BOB, late, 0),
         lambda: challenges.decline(challenge, BOB, late),
         lambda: challenges.cancel(challenge, ALICE, late),
-    ):
+    ]
+    for action in actions:
         with pytest.raises(ChallengeExpiredError):
             action()
 

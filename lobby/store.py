@@ -1,0 +1,780 @@
+"""The lobby in Redis: accounts, login failures, challenges, presence, live and finished games.
+
+A thin adapter: every decision is made by the pure modules (:mod:`lobby.accounts`,
+:mod:`lobby.challenges`, :mod:`lobby.presence`, :mod:`lobby.games`); this module loads their
+values, stores the results atomically and publishes what changed.  Every function receives the
+Redis client and the current time as arguments.  Values are stored as JSON text, so they read
+well in ``redis-cli``.
+
+Keys (all under ``lobby:``):
+
+=====================================  ======  ===============================================
+``lobby:account:{name_key}``           string  Account JSON (name_key is the lower-case name)
+``lobby:account-id:{player_id}``       string  name_key of the account with this id
+``lobby:login-failures:name:{key}``    zset    failed logins for a username, scored by time
+``lobby:login-failures:address:{ip}``  zset    failed logins from an address, scored by time
+``lobby:challenge:{id}``               string  Challenge JSON; closed ones expire after a day
+``lobby:challenges:open``              zset    ids of open challenges, scored by expiry
+``lobby:challenges:from:{player_id}``  set     ids of a player's open challenges
+``lobby:challenges:to:{player_id}``    set     ids of open direct challenges to a player
+``lobby:connections``                  hash    connection id to Connection JSON
+``lobby:connection-deadlines``         zset    connection ids scored by heartbeat deadline
+``lobby:live:{room_id}``               string  LiveGame JSON
+``lobby:live-rooms``                   set     room ids of live games
+``lobby:playing:{player_id}``          set     room ids of a player's live games
+``lobby:finished:{room_id}``           string  FinishedGame JSON (with the record)
+``lobby:history:{player_id}``          list    room ids of a player's finished games, newest first
+=====================================  ======  ===============================================
+
+Events are JSON objects published on the ``lobby`` channel after each commit, with ``t``:
+``challenge`` (``challenge``: its data; ``status`` says what happened), ``presence``
+(``player``: id, ``presence``: data or None once offline), ``live`` (``game``: LiveGame data,
+new or changed), ``finished`` (``game``: FinishedGame data without its record).
+Imports redis and the pure lobby modules; never :mod:`server`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import secrets
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass
+from typing import Any, TypeVar, cast
+
+import redis.asyncio as aioredis
+from redis.exceptions import WatchError
+
+from lobby import accounts, challenges, games, presence
+from lobby.accounts import (
+    DEFAULT_LOGIN_LIMITS,
+    DEFAULT_SCRYPT,
+    Account,
+    LoginLimits,
+    ScryptParams,
+)
+from lobby.challenges import DEFAULT_LIMITS, Challenge, ChallengeLimits, Colour, Status
+from lobby.errors import (
+    BadCredentialsError,
+    ChallengeExpiredError,
+    NameTakenError,
+    UnknownChallengeError,
+    UnknownPlayerError,
+    UnknownRoomError,
+)
+from lobby.games import FinishedGame, LiveGame
+from lobby.identity import Player, PlayerId
+from lobby.presence import HEARTBEAT_TTL, LOBBY, Connection, ConnectionId, Presence
+
+CHANNEL = "lobby"
+"""The pub/sub channel of lobby events (live lists of challenges, presence and games)."""
+
+CLOSED_CHALLENGE_TTL = 24 * 3600
+"""Seconds a closed challenge stays readable, so a server that restarts between accepting and
+creating the room can still read the seats by the challenge id."""
+
+MAX_RETRIES = 50
+"""Optimistic transactions retried this often under contention before giving up."""
+
+Redis = aioredis.Redis
+T = TypeVar("T")
+
+_ACCOUNTS_KEY = "lobby:account:"
+_ACCOUNT_ID_KEY = "lobby:account-id:"
+_OPEN_KEY = "lobby:challenges:open"
+_CONNECTIONS_KEY = "lobby:connections"
+_DEADLINES_KEY = "lobby:connection-deadlines"
+_LIVE_ROOMS_KEY = "lobby:live-rooms"
+
+# Creates an account and its id index together, or nothing if the name is taken.
+_REGISTER_LUA = """
+if redis.call('SET', KEYS[1], ARGV[1], 'NX') then
+  redis.call('SET', KEYS[2], ARGV[2])
+  return 1
+end
+return 0
+"""
+
+# Removes the connections whose deadline has passed and returns their JSON; a heartbeat that
+# lands first keeps its connection, since the check and the removal are one step.
+_SWEEP_CONNECTIONS_LUA = """
+local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
+local gone = {}
+for _, id in ipairs(ids) do
+  local data = redis.call('HGET', KEYS[2], id)
+  redis.call('ZREM', KEYS[1], id)
+  redis.call('HDEL', KEYS[2], id)
+  if data then table.insert(gone, data) end
+end
+return gone
+"""
+
+
+# --- accounts -------------------------------------------------------------------------------
+
+
+async def register(
+    redis: Redis,
+    name: str,
+    password: str,
+    now: float,
+    params: ScryptParams = DEFAULT_SCRYPT,
+) -> Account:
+    """Store a new account; its name is unique whatever the case, even under a race.
+
+    Raises BadNameError, WeakPasswordError, NameTakenError.
+    """
+    account = await asyncio.to_thread(accounts.new_account, name, password, now, params)
+    key = accounts.name_key(name)
+    created = await redis.eval(
+        _REGISTER_LUA,
+        2,
+        _ACCOUNTS_KEY + key,
+        _ACCOUNT_ID_KEY + account.player.id,
+        _dump(account.to_data()),
+        key,
+    )
+    if not created:
+        raise NameTakenError(f"the name {name!r} is taken")
+    return account
+
+
+async def get_account(redis: Redis, name: str) -> Account | None:
+    """The account with this username (any case), or None."""
+    raw = await redis.get(_ACCOUNTS_KEY + accounts.name_key(name))
+    return None if raw is None else Account.from_data(_load(raw))
+
+
+async def login(
+    redis: Redis,
+    name: str,
+    password: str,
+    address: str,
+    now: float,
+    limits: LoginLimits = DEFAULT_LOGIN_LIMITS,
+) -> Player:
+    """The player whose name and password these are.
+
+    Refused with RateLimitedError, before the password is even checked, once too many logins
+    failed lately for this name or from this address; otherwise BadCredentialsError, which
+    never says whether the name exists (an unknown name costs a hash too, so timing does not
+    tell either).  A success clears the name's failures.
+    """
+    key = accounts.name_key(name)
+    name_key = f"lobby:login-failures:name:{key}"
+    address_key = f"lobby:login-failures:address:{address}"
+    name_failures, address_failures = await asyncio.gather(
+        _recent_failures(redis, name_key, now, limits.window),
+        _recent_failures(redis, address_key, now, limits.window),
+    )
+    accounts.check_login_allowed(name_failures, address_failures, now, limits)
+    account = await get_account(redis, name)
+    stored = account.password_hash if account is not None else _dummy_hash()
+    if await asyncio.to_thread(accounts.verify_password, password, stored) and account:
+        await redis.delete(name_key)
+        return account.player
+    member = f"{now!r}:{secrets.token_hex(4)}"
+    async with redis.pipeline(transaction=True) as pipe:
+        for failures_key in (name_key, address_key):
+            pipe.zadd(failures_key, {member: now})
+            pipe.expire(failures_key, int(limits.window) + 1)
+        await pipe.execute()
+    raise BadCredentialsError("wrong username or password")
+
+
+async def find_player(redis: Redis, name_or_id: str, now: float) -> Player:
+    """A registered player (by name or ``u:`` id) or an online guest (by name or ``g:`` id).
+
+    Raises UnknownPlayerError.
+    """
+    text = name_or_id.strip()
+    if text.startswith("u:"):
+        key = await redis.get(_ACCOUNT_ID_KEY + text)
+        account = None if key is None else await get_account(redis, _text(key))
+    elif text.startswith("g:"):
+        account = None
+    else:
+        account = await get_account(redis, text)
+    if account is not None:
+        return account.player
+    wanted = text.lower()
+    for connection in await _connections(redis):
+        player = connection.player
+        if connection.is_alive(now) and (player.id == text or player.name.lower() == wanted):
+            return player
+    raise UnknownPlayerError(f"no player called {text!r} is registered or online")
+
+
+# --- challenges -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerChallenges:
+    """A player's open challenges: the direct ones made to them, and their own."""
+
+    incoming: list[Challenge]
+    outgoing: list[Challenge]
+
+
+async def create_challenge(
+    redis: Redis,
+    challenger: Player,
+    target: str | None,
+    game: str,
+    options: str,
+    colour: Colour,
+    rated: bool,
+    now: float,
+    limits: ChallengeLimits = DEFAULT_LIMITS,
+    time_control: str | None = None,
+    id: str | None = None,
+) -> Challenge:
+    """Store and announce a new challenge; ``target`` is a player's name or id, or None.
+
+    Raises UnknownPlayerError and everything :func:`lobby.challenges.create` raises; the
+    per-account limit holds even when one player creates challenges from two processes.
+    """
+    target_player = None if target is None else await find_player(redis, target, now)
+    challenge_id = id if id is not None else secrets.token_urlsafe(9)
+    from_key = _from_key(challenger.id)
+
+    async def attempt(pipe: Any) -> Challenge:
+        await pipe.watch(from_key)
+        mine = _texts(await pipe.smembers(from_key))
+        deadlines = await pipe.zmscore(_OPEN_KEY, mine) if mine else []
+        open_count = sum(1 for deadline in deadlines if deadline is not None and deadline > now)
+        challenge = challenges.create(
+            challenge_id,
+            challenger,
+            target_player,
+            game,
+            options,
+            colour,
+            rated,
+            now,
+            open_count,
+            limits,
+            time_control,
+        )
+        pipe.multi()
+        _queue_challenge(pipe, challenge)
+        await pipe.execute()
+        return challenge
+
+    created = await _optimistic(redis, attempt)
+    await _publish(redis, {"t": "challenge", "challenge": created.to_data()})
+    return created
+
+
+async def get_challenge(redis: Redis, challenge_id: str) -> Challenge:
+    """The stored challenge as it is (an overdue one may still say open); raises
+    UnknownChallengeError."""
+    raw = await redis.get(_challenge_key(challenge_id))
+    if raw is None:
+        raise UnknownChallengeError(f"no challenge {challenge_id!r}")
+    return Challenge.from_data(_load(raw))
+
+
+async def accept_challenge(
+    redis: Redis, challenge_id: str, player: Player, now: float, seed: int | None = None
+) -> Challenge:
+    """Accept a challenge exactly once, even when several processes try at the same moment.
+
+    Returns the accepted challenge with its seats: the server creates the room from it, with
+    room id = challenge id.  ``seed`` resolves a random colour (a fresh one if None).  Raises
+    UnknownChallengeError and everything :func:`lobby.challenges.accept` raises.
+    """
+    chosen = seed if seed is not None else secrets.randbits(32)
+    return await _transition(
+        redis, challenge_id, now, lambda c: challenges.accept(c, player, now, chosen)
+    )
+
+
+async def decline_challenge(
+    redis: Redis, challenge_id: str, player: Player, now: float
+) -> Challenge:
+    """Decline a direct challenge; raises as :func:`lobby.challenges.decline` does."""
+    return await _transition(redis, challenge_id, now, lambda c: challenges.decline(c, player, now))
+
+
+async def cancel_challenge(
+    redis: Redis, challenge_id: str, player: Player, now: float
+) -> Challenge:
+    """Cancel one's own challenge; raises as :func:`lobby.challenges.cancel` does."""
+    return await _transition(redis, challenge_id, now, lambda c: challenges.cancel(c, player, now))
+
+
+async def open_challenges(redis: Redis, now: float) -> list[Challenge]:
+    """Open challenges anyone may accept, oldest first (overdue ones are expired first)."""
+    await sweep_challenges(redis, now)
+    ids = _texts(await redis.zrange(_OPEN_KEY, 0, -1))
+    found = await _challenges(redis, ids)
+    return sorted((c for c in found if c.is_open), key=lambda c: (c.created, c.id))
+
+
+async def player_challenges(redis: Redis, player_id: PlayerId, now: float) -> PlayerChallenges:
+    """The open challenges made to and by a player, oldest first."""
+    await sweep_challenges(redis, now)
+    incoming_ids = await redis.smembers(_to_key(player_id))
+    outgoing_ids = await redis.smembers(_from_key(player_id))
+    incoming = await _challenges(redis, _texts(incoming_ids))
+    outgoing = await _challenges(redis, _texts(outgoing_ids))
+    return PlayerChallenges(
+        incoming=sorted(incoming, key=lambda c: (c.created, c.id)),
+        outgoing=sorted(outgoing, key=lambda c: (c.created, c.id)),
+    )
+
+
+async def sweep_challenges(redis: Redis, now: float) -> list[Challenge]:
+    """Expire every open challenge whose time has run out; returns them (each announced)."""
+    due = _texts(await redis.zrangebyscore(_OPEN_KEY, "-inf", now))
+    expired = []
+    for challenge_id in due:
+        try:
+            await _transition(redis, challenge_id, now, _refuse_unexpired)
+        except ChallengeExpiredError:
+            expired.append(await get_challenge(redis, challenge_id))
+        except (UnknownChallengeError, _NotDueError):
+            # Closed or gone meanwhile: drop the stale index entry.
+            await redis.zrem(_OPEN_KEY, challenge_id)
+    return expired
+
+
+async def rematch_challenge(
+    redis: Redis, room_id: str, by: Player, now: float, id: str | None = None
+) -> Challenge:
+    """An accepted rematch of a finished game, stored once under its id and announced.
+
+    Idempotent on ``id`` (default ``{room_id}-rematch``): when both players ask at once, both
+    get the one stored first.  Raises UnknownRoomError, NotAPlayerError.
+    """
+    finished = await finished_game(redis, room_id)
+    challenge = challenges.rematch(finished, by, id or f"{room_id}-rematch", now)
+    stored = await redis.set(
+        _challenge_key(challenge.id),
+        _dump(challenge.to_data()),
+        nx=True,
+        ex=CLOSED_CHALLENGE_TTL,
+    )
+    if not stored:
+        return await get_challenge(redis, challenge.id)
+    await _publish(redis, {"t": "challenge", "challenge": challenge.to_data()})
+    return challenge
+
+
+# --- presence -------------------------------------------------------------------------------
+
+
+async def connect(
+    redis: Redis,
+    connection_id: ConnectionId,
+    player: Player,
+    now: float,
+    where: str = LOBBY,
+    ttl: float = HEARTBEAT_TTL,
+) -> Presence:
+    """Record a new connection of ``player``; returns (and announces) their presence."""
+    if ttl <= 0:
+        raise ValueError("a connection needs a positive ttl")
+    await _save_connection(redis, presence.connect(connection_id, player, now, where, ttl))
+    current = await _announce_presence(redis, player.id, now)
+    assert current is not None  # the connection just saved is alive
+    return current
+
+
+async def heartbeat(
+    redis: Redis, connection_id: ConnectionId, now: float, ttl: float = HEARTBEAT_TTL
+) -> bool:
+    """Keep a connection alive; False if it had already lapsed (the caller connects anew)."""
+    connection = await _connection(redis, connection_id)
+    if connection is None or not connection.is_alive(now):
+        return False
+    await _save_connection(redis, presence.heartbeat(connection, now, ttl))
+    return True
+
+
+async def move_connection(
+    redis: Redis,
+    connection_id: ConnectionId,
+    where: str,
+    now: float,
+    ttl: float = HEARTBEAT_TTL,
+) -> Presence | None:
+    """Move a connection to the lobby or a room; returns (and announces) the presence.
+
+    Returns None, changing nothing, if the connection is unknown or lapsed.
+    """
+    connection = await _connection(redis, connection_id)
+    if connection is None or not connection.is_alive(now):
+        return None
+    await _save_connection(redis, presence.move(connection, where, now, ttl))
+    return await _announce_presence(redis, connection.player.id, now)
+
+
+async def disconnect(redis: Redis, connection_id: ConnectionId, now: float) -> Presence | None:
+    """Forget a connection; returns the player's remaining presence (None once offline)."""
+    connection = await _connection(redis, connection_id)
+    async with redis.pipeline(transaction=True) as pipe:
+        pipe.hdel(_CONNECTIONS_KEY, connection_id)
+        pipe.zrem(_DEADLINES_KEY, connection_id)
+        await pipe.execute()
+    if connection is None:
+        return None
+    return await _announce_presence(redis, connection.player.id, now)
+
+
+async def online(redis: Redis, now: float) -> list[Presence]:
+    """Everyone online now (lapsed connections do not count, swept or not)."""
+    return presence.who_is_online(await _connections(redis), now)
+
+
+async def player_presence(redis: Redis, player_id: PlayerId, now: float) -> Presence | None:
+    """One player's presence, or None if they are offline."""
+    return presence.presence_of(player_id, await _connections(redis), now)
+
+
+async def room_spectators(
+    redis: Redis, room_id: str, now: float, players: Iterable[PlayerId] = ()
+) -> int:
+    """How many people other than ``players`` watch the room now."""
+    return presence.spectators(await _connections(redis), room_id, now, players)
+
+
+async def sweep_presence(redis: Redis, now: float) -> list[Connection]:
+    """Drop the connections whose heartbeat lapsed (their process died); returns them.
+
+    Announces the new presence of each player concerned.
+    """
+    raw = await redis.eval(_SWEEP_CONNECTIONS_LUA, 2, _DEADLINES_KEY, _CONNECTIONS_KEY, now)
+    gone = [Connection.from_data(_load(item)) for item in raw]
+    for player_id in sorted({c.player.id for c in gone}):
+        await _announce_presence(redis, player_id, now)
+    return gone
+
+
+# --- live and finished games ----------------------------------------------------------------
+
+
+async def add_live_game(redis: Redis, live: LiveGame) -> bool:
+    """List a game that has started; idempotent on the room id (False if already listed or
+    already finished)."""
+    key = _live_key(live.room_id)
+
+    async def attempt(pipe: Any) -> bool:
+        await pipe.watch(key, _finished_key(live.room_id))
+        if await pipe.exists(key, _finished_key(live.room_id)):
+            await pipe.unwatch()
+            return False
+        pipe.multi()
+        pipe.set(key, _dump(live.to_data()))
+        pipe.sadd(_LIVE_ROOMS_KEY, live.room_id)
+        for player in live.players:
+            pipe.sadd(_playing_key(player.id), live.room_id)
+        await pipe.execute()
+        return True
+
+    added = await _optimistic(redis, attempt)
+    if added:
+        await _publish(redis, {"t": "live", "game": live.to_data()})
+    return added
+
+
+async def add_live_game_from_challenge(redis: Redis, challenge: Challenge, now: float) -> bool:
+    """List the game an accepted challenge starts (room id = challenge id); idempotent."""
+    if challenge.seats is None:
+        raise ValueError(f"challenge {challenge.id} is not accepted")
+    live = LiveGame(
+        room_id=challenge.id,
+        game=challenge.game,
+        options=challenge.options,
+        players=challenge.seats,
+        rated=challenge.rated,
+        started=now,
+        time_control=challenge.time_control,
+    )
+    return await add_live_game(redis, live)
+
+
+async def update_live_game(
+    redis: Redis,
+    room_id: str,
+    move_number: int | None = None,
+    spectators: int | None = None,
+    players: tuple[Player, Player] | None = None,
+) -> LiveGame:
+    """Change a live game's move number, spectator count or seat holders; announces it.
+
+    Raises UnknownRoomError if the game is not live.
+    """
+    key = _live_key(room_id)
+
+    async def attempt(pipe: Any) -> LiveGame:
+        await pipe.watch(key)
+        raw = await pipe.get(key)
+        if raw is None:
+            raise UnknownRoomError(f"no live game in room {room_id!r}")
+        live = games.update_live(LiveGame.from_data(_load(raw)), move_number, spectators, players)
+        pipe.multi()
+        pipe.set(key, _dump(live.to_data()))
+        await pipe.execute()
+        return live
+
+    updated = await _optimistic(redis, attempt)
+    await _publish(redis, {"t": "live", "game": updated.to_data()})
+    return updated
+
+
+async def live_game(redis: Redis, room_id: str) -> LiveGame:
+    """One live game; raises UnknownRoomError."""
+    raw = await redis.get(_live_key(room_id))
+    if raw is None:
+        raise UnknownRoomError(f"no live game in room {room_id!r}")
+    return LiveGame.from_data(_load(raw))
+
+
+async def live_games(redis: Redis) -> list[LiveGame]:
+    """Every game in progress, oldest first."""
+    rooms = _texts(await redis.smembers(_LIVE_ROOMS_KEY))
+    return await _live_games(redis, rooms)
+
+
+async def current_games(redis: Redis, player_id: PlayerId) -> list[LiveGame]:
+    """A player's games in progress, oldest first."""
+    rooms = _texts(await redis.smembers(_playing_key(player_id)))
+    return await _live_games(redis, rooms)
+
+
+async def finish_game(redis: Redis, finished: FinishedGame) -> bool:
+    """Move a game from the live list to both players' histories, once (False if it was
+    finished already)."""
+    room_id = finished.room_id
+    live_key, finished_key = _live_key(room_id), _finished_key(room_id)
+
+    async def attempt(pipe: Any) -> bool:
+        await pipe.watch(finished_key)
+        if await pipe.exists(finished_key):
+            await pipe.unwatch()
+            return False
+        pipe.multi()
+        pipe.set(finished_key, _dump(finished.to_data()))
+        pipe.delete(live_key)
+        pipe.srem(_LIVE_ROOMS_KEY, room_id)
+        for player in finished.players:
+            pipe.srem(_playing_key(player.id), room_id)
+            pipe.lpush(_history_key(player.id), room_id)
+        await pipe.execute()
+        return True
+
+    done = await _optimistic(redis, attempt)
+    if done:
+        summary = finished.to_data()
+        del summary["record"]
+        await _publish(redis, {"t": "finished", "game": summary})
+    return done
+
+
+async def finished_game(redis: Redis, room_id: str) -> FinishedGame:
+    """A finished game with its record; raises UnknownRoomError."""
+    raw = await redis.get(_finished_key(room_id))
+    if raw is None:
+        raise UnknownRoomError(f"no finished game in room {room_id!r}")
+    return FinishedGame.from_data(_load(raw))
+
+
+async def finished_games(
+    redis: Redis, player_id: PlayerId, start: int = 0, count: int = 20
+) -> list[FinishedGame]:
+    """A player's finished games, newest first, ``count`` of them from ``start``."""
+    rooms = await redis.lrange(_history_key(player_id), start, start + count - 1)
+    if not rooms:
+        return []
+    raws = await redis.mget([_finished_key(room) for room in _texts(rooms)])
+    return [FinishedGame.from_data(_load(raw)) for raw in raws if raw is not None]
+
+
+def decode_event(raw: bytes | str) -> dict[str, Any]:
+    """A lobby event as published on :data:`CHANNEL`."""
+    event = _load(raw)
+    if not isinstance(event, dict) or "t" not in event:
+        raise ValueError("not a lobby event")
+    return event
+
+
+# --- helpers --------------------------------------------------------------------------------
+
+
+class _NotDueError(Exception):
+    """Raised inside a sweep when a challenge is not (or no longer) due to expire."""
+
+
+def _refuse_unexpired(challenge: Challenge) -> Challenge:
+    raise _NotDueError(challenge.id)
+
+
+async def _transition(
+    redis: Redis, challenge_id: str, now: float, change: Callable[[Challenge], Challenge]
+) -> Challenge:
+    """Apply a pure transition atomically, or expire the challenge if its time has run out.
+
+    An overdue challenge is stored as expired (and announced) before ChallengeExpiredError is
+    raised, which is how expiry is cleaned lazily.
+    """
+    key = _challenge_key(challenge_id)
+
+    async def attempt(pipe: Any) -> tuple[Challenge, bool]:
+        await pipe.watch(key)
+        raw = await pipe.get(key)
+        if raw is None:
+            raise UnknownChallengeError(f"no challenge {challenge_id!r}")
+        current = Challenge.from_data(_load(raw))
+        overdue = challenges.is_expired(current, now)
+        new = challenges.expire(current, now) if overdue else change(current)
+        pipe.multi()
+        _queue_challenge(pipe, new)
+        await pipe.execute()
+        return new, overdue
+
+    new, overdue = await _optimistic(redis, attempt)
+    await _publish(redis, {"t": "challenge", "challenge": new.to_data()})
+    if overdue:
+        raise ChallengeExpiredError("this challenge has expired")
+    return new
+
+
+def _queue_challenge(pipe: Any, challenge: Challenge) -> None:
+    """Queue the writes that store a challenge and keep the indexes in step with its status."""
+    key = _challenge_key(challenge.id)
+    to_key = None if challenge.target is None else _to_key(challenge.target.id)
+    if challenge.status is Status.OPEN:
+        pipe.set(key, _dump(challenge.to_data()))
+        pipe.zadd(_OPEN_KEY, {challenge.id: challenge.expires})
+        pipe.sadd(_from_key(challenge.challenger.id), challenge.id)
+        if to_key is not None:
+            pipe.sadd(to_key, challenge.id)
+    else:
+        pipe.set(key, _dump(challenge.to_data()), ex=CLOSED_CHALLENGE_TTL)
+        pipe.zrem(_OPEN_KEY, challenge.id)
+        pipe.srem(_from_key(challenge.challenger.id), challenge.id)
+        if to_key is not None:
+            pipe.srem(to_key, challenge.id)
+
+
+async def _optimistic(redis: Redis, attempt: Callable[[Any], Awaitable[T]]) -> T:
+    """Run ``attempt`` (WATCH, read, decide, MULTI, write) until no watched key changed."""
+    async with redis.pipeline(transaction=True) as pipe:
+        for _ in range(MAX_RETRIES):
+            try:
+                return await attempt(pipe)
+            except WatchError:
+                await pipe.reset()  # type: ignore[no-untyped-call]
+    raise RuntimeError(f"lobby transaction still contended after {MAX_RETRIES} tries")
+
+
+async def _challenges(redis: Redis, ids: list[str]) -> list[Challenge]:
+    if not ids:
+        return []
+    raws = await redis.mget([_challenge_key(i) for i in ids])
+    found = (Challenge.from_data(_load(raw)) for raw in raws if raw is not None)
+    return [c for c in found if c.status is Status.OPEN]
+
+
+async def _recent_failures(redis: Redis, key: str, now: float, window: float) -> list[float]:
+    await redis.zremrangebyscore(key, "-inf", now - window)
+    pairs = cast(list[tuple[bytes, float]], await redis.zrange(key, 0, -1, withscores=True))
+    return [float(score) for _, score in pairs]
+
+
+_dummy: list[str] = []
+
+
+def _dummy_hash() -> str:
+    """A hash to check unknown names against, so they cost as much time as known ones."""
+    if not _dummy:
+        _dummy.append(accounts.hash_password(secrets.token_hex(16)))
+    return _dummy[0]
+
+
+async def _save_connection(redis: Redis, connection: Connection) -> None:
+    async with redis.pipeline(transaction=True) as pipe:
+        pipe.hset(_CONNECTIONS_KEY, connection.id, _dump(connection.to_data()))
+        pipe.zadd(_DEADLINES_KEY, {connection.id: connection.deadline})
+        await pipe.execute()
+
+
+async def _connection(redis: Redis, connection_id: ConnectionId) -> Connection | None:
+    raw = await redis.hget(_CONNECTIONS_KEY, connection_id)
+    return None if raw is None else Connection.from_data(_load(raw))
+
+
+async def _connections(redis: Redis) -> list[Connection]:
+    raw = await redis.hgetall(_CONNECTIONS_KEY)
+    return [Connection.from_data(_load(value)) for value in raw.values()]
+
+
+async def _announce_presence(redis: Redis, player_id: PlayerId, now: float) -> Presence | None:
+    current = await player_presence(redis, player_id, now)
+    await _publish(
+        redis,
+        {
+            "t": "presence",
+            "player": player_id,
+            "presence": None if current is None else current.to_data(),
+        },
+    )
+    return current
+
+
+async def _live_games(redis: Redis, rooms: list[str]) -> list[LiveGame]:
+    if not rooms:
+        return []
+    raws = await redis.mget([_live_key(room) for room in rooms])
+    found = [LiveGame.from_data(_load(raw)) for raw in raws if raw is not None]
+    return sorted(found, key=lambda g: (g.started, g.room_id))
+
+
+async def _publish(redis: Redis, event: dict[str, Any]) -> None:
+    await redis.publish(CHANNEL, _dump(event))
+
+
+def _text(value: object) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+def _texts(values: Iterable[object]) -> list[str]:
+    return [_text(value) for value in values]
+
+
+def _dump(data: object) -> str:
+    return json.dumps(data, separators=(",", ":"), sort_keys=True)
+
+
+def _load(raw: bytes | str) -> Any:
+    return json.loads(raw)
+
+
+def _challenge_key(challenge_id: str) -> str:
+    return f"lobby:challenge:{challenge_id}"
+
+
+def _from_key(player_id: PlayerId) -> str:
+    return f"lobby:challenges:from:{player_id}"
+
+
+def _to_key(player_id: PlayerId) -> str:
+    return f"lobby:challenges:to:{player_id}"
+
+
+def _live_key(room_id: str) -> str:
+    return f"lobby:live:{room_id}"
+
+
+def _playing_key(player_id: PlayerId) -> str:
+    return f"lobby:playing:{player_id}"
+
+
+def _finished_key(room_id: str) -> str:
+    return f"lobby:finished:{room_id}"
+
+
+def _history_key(player_id: PlayerId) -> str:
+    return f"lobby:history:{player_id}"

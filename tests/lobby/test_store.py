@@ -1,0 +1,566 @@
+"""The lobby's Redis storage against a real redis-server: atomicity, expiry, events.
+
+Time is always passed in, so expiry is tested by moving ``now`` forward, never by sleeping.
+Races run as concurrent tasks on two separate clients, as two server processes would.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+import redis.asyncio as aioredis
+
+from lobby import store
+from lobby.accounts import LoginLimits, ScryptParams
+from lobby.challenges import ChallengeLimits, Colour, Status
+from lobby.errors import (
+    AlreadyAcceptedError,
+    BadCredentialsError,
+    BadNameError,
+    BadOptionsError,
+    ChallengeExpiredError,
+    LimitReachedError,
+    NameTakenError,
+    NotAPlayerError,
+    NotChallengerError,
+    NotTargetError,
+    OwnChallengeError,
+    RateLimitedError,
+    UnknownChallengeError,
+    UnknownPlayerError,
+    UnknownRoomError,
+)
+from lobby.games import FinishedGame, LiveGame
+from lobby.identity import Player, new_guest
+from rules import GAMES, find_game
+from rules.api import Seat
+
+CHEAP = ScryptParams(n=2**8, r=8, p=1)
+LIMITS = ChallengeLimits(max_open=3, lifetime=600)
+GAME = sorted(GAMES)[0] if GAMES else "none"
+T0 = 1_000_000.0
+
+
+@pytest.fixture
+async def second_client(redis_server: Any) -> AsyncIterator[aioredis.Redis]:
+    """Another connection to the same Redis, standing for a second server process."""
+    client = aioredis.Redis.from_url(redis_server.url)
+    yield client
+    await client.aclose()
+
+
+@pytest.fixture
+async def events(redis_client: aioredis.Redis) -> AsyncIterator[Events]:
+    """A subscriber to the lobby channel that collects events as they are published."""
+    pubsub = redis_client.pubsub()
+    await pubsub.subscribe(store.CHANNEL)
+    # Wait for the confirmation, so no event published by the test can come before it.
+    confirmation = await pubsub.get_message(timeout=2.0)
+    assert confirmation is not None and confirmation["type"] == "subscribe"
+    yield Events(pubsub)
+    await pubsub.aclose()  # type: ignore[no-untyped-call]
+
+
+class Events:
+    def __init__(self, pubsub: Any) -> None:
+        self.pubsub = pubsub
+
+    async def next(self, timeout: float = 2.0) -> dict[str, Any]:
+        """The next lobby event; fails if none arrives within ``timeout`` seconds."""
+        async with asyncio.timeout(timeout):
+            while True:
+                message = await self.pubsub.get_message(
+                    ignore_subscribe_messages=True, timeout=timeout
+                )
+                if message is not None:
+                    return store.decode_event(message["data"])
+
+    async def none_pending(self) -> bool:
+        return await self.pubsub.get_message(ignore_subscribe_messages=True, timeout=0.05) is None
+
+
+async def account(redis: aioredis.Redis, name: str) -> Player:
+    return (await store.register(redis, name, f"{name}-password", T0, CHEAP)).player
+
+
+# --- accounts -------------------------------------------------------------------------------
+
+
+async def test_register_then_log_in_with_the_name_in_any_case(redis_client: aioredis.Redis) -> None:
+    alice = await account(redis_client, "Alice")
+    assert alice.id.startswith("u:") and not alice.guest
+    assert await store.login(redis_client, "aLiCe", "Alice-password", "10.0.0.1", T0) == alice
+    stored = await redis_client.get("lobby:account:alice")
+    assert stored is not None and b"Alice-password" not in stored
+    assert json.loads(stored)["hash"].startswith("scrypt$")
+
+
+async def test_a_name_is_taken_whatever_its_case(redis_client: aioredis.Redis) -> None:
+    await account(redis_client, "alice")
+    with pytest.raises(NameTakenError):
+        await store.register(redis_client, "ALICE", "another-password", T0, CHEAP)
+    with pytest.raises(BadNameError):
+        await store.register(redis_client, "bot-evil", "another-password", T0, CHEAP)
+
+
+async def test_two_simultaneous_registrations_of_one_name_create_one_account(
+    redis_client: aioredis.Redis, second_client: aioredis.Redis
+) -> None:
+    results = await asyncio.gather(
+        store.register(redis_client, "carol", "first-password", T0, CHEAP),
+        store.register(second_client, "CAROL", "second-password", T0, CHEAP),
+        return_exceptions=True,
+    )
+    created = [r for r in results if not isinstance(r, BaseException)]
+    refused = [r for r in results if isinstance(r, NameTakenError)]
+    assert len(created) == 1 and len(refused) == 1
+    assert len(await redis_client.keys("lobby:account:*")) == 1
+    assert len(await redis_client.keys("lobby:account-id:*")) == 1
+
+
+async def test_a_wrong_password_and_an_unknown_name_are_the_same_refusal(
+    redis_client: aioredis.Redis,
+) -> None:
+    await account(redis_client, "dave")
+    with pytest.raises(BadCredentialsError) as wrong:
+        await store.login(redis_client, "dave", "not-his-password", "1.2.3.4", T0)
+    with pytest.raises(BadCredentialsError) as unknown:
+        await store.login(redis_client, "nobody", "dave-password", "1.2.3.4", T0)
+    assert str(wrong.value) == str(unknown.value)
+
+
+async def test_login_is_rate_limited_per_name_even_with_the_right_password(
+    redis_client: aioredis.Redis,
+) -> None:
+    limits = LoginLimits(per_name=3, per_address=100, window=60)
+    dave = await account(redis_client, "dave")
+    for i in range(3):
+        with pytest.raises(BadCredentialsError):
+            await store.login(redis_client, "dave", "guess", f"10.0.0.{i}", T0 + i, limits)
+    with pytest.raises(RateLimitedError) as caught:
+        await store.login(redis_client, "Dave", "dave-password", "10.0.0.9", T0 + 3, limits)
+    assert caught.value.retry_after == pytest.approx(57.0)
+    # Once the first failure leaves the window, the right password works and clears the slate.
+    assert await store.login(redis_client, "dave", "dave-password", "10.0.0.9", T0 + 60, limits)
+    for i in range(2):
+        with pytest.raises(BadCredentialsError):
+            await store.login(redis_client, "dave", "guess", "10.0.0.9", T0 + 61 + i, limits)
+    assert await store.login(redis_client, "dave", "dave-password", "x", T0 + 63, limits) == dave
+
+
+async def test_login_is_rate_limited_per_address_across_names(
+    redis_client: aioredis.Redis,
+) -> None:
+    limits = LoginLimits(per_name=100, per_address=3, window=60)
+    await account(redis_client, "erin")
+    for i, name in enumerate(["x1x", "y2y", "z3z"]):
+        with pytest.raises(BadCredentialsError):
+            await store.login(redis_client, name, "guess", "6.6.6.6", T0 + i, limits)
+    with pytest.raises(RateLimitedError):
+        await store.login(redis_client, "erin", "erin-password", "6.6.6.6", T0 + 3, limits)
+    assert await store.login(redis_client, "erin", "erin-password", "7.7.7.7", T0 + 3, limits)
+
+
+async def test_find_player_knows_accounts_and_online_guests_only(
+    redis_client: aioredis.Redis,
+) -> None:
+    alice = await account(redis_client, "Alice")
+    guest = new_guest(bytes(8))
+    assert await store.find_player(redis_client, "ALICE", T0) == alice
+    assert await store.find_player(redis_client, alice.id, T0) == alice
+    with pytest.raises(UnknownPlayerError):
+        await store.find_player(redis_client, guest.name, T0)
+    await store.connect(redis_client, "c1", guest, T0)
+    assert await store.find_player(redis_client, guest.name.lower(), T0) == guest
+    assert await store.find_player(redis_client, guest.id, T0) == guest
+    with pytest.raises(UnknownPlayerError):
+        await store.find_player(redis_client, guest.name, T0 + 3600)
+    with pytest.raises(UnknownPlayerError):
+        await store.find_player(redis_client, "u:0000", T0)
+
+
+# --- challenges -----------------------------------------------------------------------------
+
+
+async def test_a_direct_challenge_is_listed_for_both_players_then_accepted(
+    redis_client: aioredis.Redis, events: Events
+) -> None:
+    alice, bob = await account(redis_client, "alice"), await account(redis_client, "bob")
+    made = await store.create_challenge(
+        redis_client, alice, "Bob", GAME, "", Colour.THEIRS, True, T0, LIMITS
+    )
+    assert made.target == bob and made.rated
+    created_event = await events.next()
+    assert created_event["t"] == "challenge"
+    assert created_event["challenge"]["status"] == "open"
+    assert created_event["challenge"]["id"] == made.id
+    assert await store.open_challenges(redis_client, T0) == []
+    assert (await store.player_challenges(redis_client, bob.id, T0)).incoming == [made]
+    assert (await store.player_challenges(redis_client, alice.id, T0)).outgoing == [made]
+
+    accepted = await store.accept_challenge(redis_client, made.id, bob, T0 + 5)
+    assert accepted.seats == (bob, alice)
+    assert await store.get_challenge(redis_client, made.id) == accepted
+    accepted_event = await events.next()
+    assert accepted_event["challenge"]["status"] == "accepted"
+    assert accepted_event["challenge"]["seats"][0]["id"] == bob.id
+    assert (await store.player_challenges(redis_client, bob.id, T0)).incoming == []
+    assert (await store.player_challenges(redis_client, alice.id, T0)).outgoing == []
+
+
+async def test_a_guest_makes_an_open_challenge_and_anyone_accepts_it(
+    redis_client: aioredis.Redis,
+) -> None:
+    guest = new_guest(bytes(8))
+    bob = await account(redis_client, "bob")
+    made = await store.create_challenge(
+        redis_client, guest, None, GAME, "", Colour.RANDOM, False, T0, LIMITS
+    )
+    assert await store.open_challenges(redis_client, T0 + 1) == [made]
+    accepted = await store.accept_challenge(redis_client, made.id, bob, T0 + 2, seed=1)
+    assert set(accepted.seats or ()) == {guest, bob}
+    assert await store.open_challenges(redis_client, T0 + 3) == []
+
+
+async def test_refusals_change_nothing_and_publish_nothing(
+    redis_client: aioredis.Redis, events: Events
+) -> None:
+    alice, bob = await account(redis_client, "alice"), await account(redis_client, "bob")
+    carol = await account(redis_client, "carol")
+    made = await store.create_challenge(
+        redis_client, alice, "bob", GAME, "", Colour.MINE, False, T0, LIMITS
+    )
+    await events.next()
+    before = await redis_client.get(f"lobby:challenge:{made.id}")
+    with pytest.raises(OwnChallengeError):
+        await store.accept_challenge(redis_client, made.id, alice, T0 + 1)
+    with pytest.raises(NotTargetError):
+        await store.accept_challenge(redis_client, made.id, carol, T0 + 1)
+    with pytest.raises(NotTargetError):
+        await store.decline_challenge(redis_client, made.id, carol, T0 + 1)
+    with pytest.raises(NotChallengerError):
+        await store.cancel_challenge(redis_client, made.id, bob, T0 + 1)
+    with pytest.raises(UnknownChallengeError):
+        await store.accept_challenge(redis_client, "nope", bob, T0 + 1)
+    with pytest.raises(UnknownPlayerError):
+        await store.create_challenge(
+            redis_client, alice, "nobody", GAME, "", Colour.MINE, False, T0, LIMITS
+        )
+    with pytest.raises(BadOptionsError):
+        await store.create_challenge(
+            redis_client, alice, None, GAME, "-nonsense", Colour.MINE, False, T0, LIMITS
+        )
+    assert await redis_client.get(f"lobby:challenge:{made.id}") == before
+    assert await events.none_pending()
+    assert len((await store.player_challenges(redis_client, alice.id, T0)).outgoing) == 1
+
+
+async def test_decline_and_cancel_close_a_challenge_for_good(
+    redis_client: aioredis.Redis,
+) -> None:
+    alice, bob = await account(redis_client, "alice"), await account(redis_client, "bob")
+    first = await store.create_challenge(
+        redis_client, alice, "bob", GAME, "", Colour.MINE, False, T0, LIMITS
+    )
+    second = await store.create_challenge(
+        redis_client, alice, None, GAME, "", Colour.MINE, False, T0, LIMITS
+    )
+    declined = await store.decline_challenge(redis_client, first.id, bob, T0 + 1)
+    cancelled = await store.cancel_challenge(redis_client, second.id, alice, T0 + 1)
+    assert (declined.status, cancelled.status) == (Status.DECLINED, Status.CANCELLED)
+    assert await store.open_challenges(redis_client, T0 + 2) == []
+    mine = await store.player_challenges(redis_client, alice.id, T0 + 2)
+    assert mine.outgoing == [] and mine.incoming == []
+    ttl = await redis_client.ttl(f"lobby:challenge:{first.id}")
+    assert 0 < ttl <= store.CLOSED_CHALLENGE_TTL
+
+
+async def test_two_simultaneous_accepts_on_two_clients_give_one_acceptance(
+    redis_client: aioredis.Redis, second_client: aioredis.Redis, events: Events
+) -> None:
+    alice = await account(redis_client, "alice")
+    takers = [await account(redis_client, f"taker{i}") for i in range(6)]
+    for round_number in range(5):
+        made = await store.create_challenge(
+            redis_client, alice, None, GAME, "", Colour.RANDOM, False, T0, LIMITS
+        )
+        results = await asyncio.gather(
+            *(
+                store.accept_challenge(
+                    redis_client if i % 2 else second_client, made.id, taker, T0 + 1
+                )
+                for i, taker in enumerate(takers)
+            ),
+            return_exceptions=True,
+        )
+        accepted = [r for r in results if not isinstance(r, BaseException)]
+        refused = [r for r in results if isinstance(r, AlreadyAcceptedError)]
+        assert len(accepted) == 1, results
+        assert len(refused) == len(takers) - 1, results
+        stored = await store.get_challenge(redis_client, made.id)
+        assert stored == accepted[0]
+        statuses = [(await events.next())["challenge"]["status"] for _ in range(2)]
+        assert statuses == ["open", "accepted"], round_number
+        assert await events.none_pending()
+
+
+async def test_the_open_challenge_limit_holds_across_processes(
+    redis_client: aioredis.Redis, second_client: aioredis.Redis
+) -> None:
+    alice = await account(redis_client, "alice")
+    results = await asyncio.gather(
+        *(
+            store.create_challenge(
+                redis_client if i % 2 else second_client,
+                alice,
+                None,
+                GAME,
+                "",
+                Colour.MINE,
+                False,
+                T0,
+                LIMITS,
+            )
+            for i in range(8)
+        ),
+        return_exceptions=True,
+    )
+    made = [r for r in results if not isinstance(r, BaseException)]
+    refused = [r for r in results if isinstance(r, LimitReachedError)]
+    assert (len(made), len(refused)) == (LIMITS.max_open, 8 - LIMITS.max_open)
+    assert len(await store.open_challenges(redis_client, T0)) == LIMITS.max_open
+
+
+async def test_an_overdue_challenge_expires_when_touched(
+    redis_client: aioredis.Redis, events: Events
+) -> None:
+    alice, bob = await account(redis_client, "alice"), await account(redis_client, "bob")
+    made = await store.create_challenge(
+        redis_client, alice, "bob", GAME, "", Colour.MINE, False, T0, LIMITS
+    )
+    await events.next()
+    with pytest.raises(ChallengeExpiredError):
+        await store.accept_challenge(redis_client, made.id, bob, made.expires)
+    assert (await store.get_challenge(redis_client, made.id)).status is Status.EXPIRED
+    assert (await events.next())["challenge"]["status"] == "expired"
+    with pytest.raises(ChallengeExpiredError):
+        await store.accept_challenge(redis_client, made.id, bob, made.expires + 1)
+    assert await events.none_pending()
+
+
+async def test_expired_challenges_free_the_limit_and_leave_the_lists(
+    redis_client: aioredis.Redis, events: Events
+) -> None:
+    alice = await account(redis_client, "alice")
+    for _ in range(LIMITS.max_open):
+        await store.create_challenge(
+            redis_client, alice, None, GAME, "", Colour.MINE, False, T0, LIMITS
+        )
+    with pytest.raises(LimitReachedError):
+        await store.create_challenge(
+            redis_client, alice, None, GAME, "", Colour.MINE, False, T0 + 1, LIMITS
+        )
+    later = T0 + LIMITS.lifetime
+    assert len(await store.open_challenges(redis_client, later - 1)) == LIMITS.max_open
+    fresh = await store.create_challenge(
+        redis_client, alice, None, GAME, "", Colour.MINE, False, later, LIMITS
+    )
+    assert await store.open_challenges(redis_client, later) == [fresh]
+    kinds = [(await events.next())["challenge"]["status"] for _ in range(LIMITS.max_open * 2 + 1)]
+    assert kinds.count("expired") == LIMITS.max_open
+
+
+async def test_sweep_expires_every_overdue_challenge_once(
+    redis_client: aioredis.Redis, second_client: aioredis.Redis
+) -> None:
+    alice = await account(redis_client, "alice")
+    early = await store.create_challenge(
+        redis_client, alice, None, GAME, "", Colour.MINE, False, T0, LIMITS
+    )
+    late = await store.create_challenge(
+        redis_client, alice, None, GAME, "", Colour.MINE, False, T0 + 100, LIMITS
+    )
+    now = T0 + LIMITS.lifetime + 50
+    first, second = await asyncio.gather(
+        store.sweep_challenges(redis_client, now), store.sweep_challenges(second_client, now)
+    )
+    assert sorted(c.id for c in first + second) == [early.id]
+    assert await store.open_challenges(redis_client, now) == [late]
+    assert await store.sweep_challenges(redis_client, now) == []
+
+
+# --- presence -------------------------------------------------------------------------------
+
+
+async def test_presence_counts_tabs_and_places_and_announces_changes(
+    redis_client: aioredis.Redis, events: Events
+) -> None:
+    guest = new_guest(bytes(8))
+    first = await store.connect(redis_client, "tab1", guest, T0)
+    assert (first.connections, first.places) == (1, ("lobby",))
+    assert (await events.next())["presence"]["connections"] == 1
+    await store.connect(redis_client, "tab2", guest, T0 + 1)
+    moved = await store.move_connection(redis_client, "tab2", "room7", T0 + 2)
+    assert moved is not None and moved.places == ("lobby", "room7")
+    assert await store.room_spectators(redis_client, "room7", T0 + 2) == 1
+    assert await store.room_spectators(redis_client, "room7", T0 + 2, [guest.id]) == 0
+    await events.next()
+    assert (await events.next())["presence"]["places"] == ["lobby", "room7"]
+    remaining = await store.disconnect(redis_client, "tab1", T0 + 3)
+    assert remaining is not None and remaining.places == ("room7",)
+    await events.next()
+    assert await store.disconnect(redis_client, "tab2", T0 + 3) is None
+    gone = await events.next()
+    assert gone == {"t": "presence", "player": guest.id, "presence": None}
+    assert await store.online(redis_client, T0 + 3) == []
+
+
+async def test_a_crashed_process_leaves_no_ghosts(redis_client: aioredis.Redis) -> None:
+    alice, bob = new_guest(bytes(8)), new_guest(bytes([1] * 8))
+    await store.connect(redis_client, "a1", alice, T0, ttl=60)
+    await store.connect(redis_client, "b1", bob, T0, ttl=60)
+    for beat in range(1, 4):
+        assert await store.heartbeat(redis_client, "a1", T0 + 40 * beat, ttl=60)
+    now = T0 + 130
+    assert [p.player for p in await store.online(redis_client, now)] == [alice]
+    assert await store.player_presence(redis_client, bob.id, now) is None
+    assert not await store.heartbeat(redis_client, "b1", now)
+    assert await store.move_connection(redis_client, "b1", "room1", now) is None
+    gone = await store.sweep_presence(redis_client, now)
+    assert [c.id for c in gone] == ["b1"]
+    assert await redis_client.hkeys("lobby:connections") == [b"a1"]
+    assert await store.sweep_presence(redis_client, now) == []
+
+
+# --- live and finished games ----------------------------------------------------------------
+
+
+async def started_game(redis: aioredis.Redis) -> tuple[LiveGame, Player, Player]:
+    alice, bob = await account(redis, "alice"), await account(redis, "bob")
+    made = await store.create_challenge(redis, alice, "bob", GAME, "", Colour.MINE, False, T0)
+    accepted = await store.accept_challenge(redis, made.id, bob, T0 + 1)
+    assert await store.add_live_game_from_challenge(redis, accepted, T0 + 2)
+    return await store.live_game(redis, made.id), alice, bob
+
+
+async def test_a_started_game_is_listed_once_for_spectators_and_players(
+    redis_client: aioredis.Redis, events: Events
+) -> None:
+    live, alice, bob = await started_game(redis_client)
+    assert live.players == (alice, bob) and live.move_number == 0
+    again = await store.get_challenge(redis_client, live.room_id)
+    assert not await store.add_live_game_from_challenge(redis_client, again, T0 + 3)
+    assert await store.live_games(redis_client) == [live]
+    assert await store.current_games(redis_client, bob.id) == [live]
+    kinds = [(await events.next())["t"] for _ in range(3)]
+    assert kinds == ["challenge", "challenge", "live"]
+    assert await events.none_pending()
+
+
+async def test_room_events_update_the_live_list(
+    redis_client: aioredis.Redis, events: Events
+) -> None:
+    live, alice, bob = await started_game(redis_client)
+    for _ in range(3):
+        await events.next()
+    await store.update_live_game(redis_client, live.room_id, move_number=1)
+    updated = await store.update_live_game(
+        redis_client, live.room_id, move_number=2, spectators=4, players=(bob, alice)
+    )
+    assert (updated.move_number, updated.spectators, updated.players) == (2, 4, (bob, alice))
+    assert (await events.next())["game"]["move_number"] == 1
+    assert (await events.next())["game"]["spectators"] == 4
+    with pytest.raises(UnknownRoomError):
+        await store.update_live_game(redis_client, "nowhere", move_number=1)
+
+
+async def test_finishing_moves_a_game_to_both_histories_once(
+    redis_client: aioredis.Redis, events: Events
+) -> None:
+    live, alice, bob = await started_game(redis_client)
+    for _ in range(3):
+        await events.next()
+    done = FinishedGame(
+        room_id=live.room_id,
+        game=live.game,
+        options=live.options,
+        players=live.players,
+        rated=False,
+        started=live.started,
+        finished=T0 + 50,
+        record=("a", "b"),
+        winner=Seat.FIRST,
+        reason="resigned",
+    )
+    assert await store.finish_game(redis_client, done)
+    assert not await store.finish_game(redis_client, done)
+    event = await events.next()
+    assert event["t"] == "finished" and "record" not in event["game"]
+    assert await events.none_pending()
+    assert await store.live_games(redis_client) == []
+    assert await store.current_games(redis_client, alice.id) == []
+    assert await store.finished_games(redis_client, alice.id) == [done]
+    assert await store.finished_games(redis_client, bob.id) == [done]
+    assert await store.finished_game(redis_client, live.room_id) == done
+    with pytest.raises(UnknownRoomError):
+        await store.finished_game(redis_client, "nowhere")
+    # A late "game started" from a slow process does not bring it back to the live list.
+    assert not await store.add_live_game(redis_client, live)
+
+
+async def test_history_is_newest_first_and_pages(redis_client: aioredis.Redis) -> None:
+    alice, bob = new_guest(bytes(8)), new_guest(bytes([1] * 8))
+    for number in range(5):
+        done = FinishedGame(
+            room_id=f"room{number}",
+            game=GAME,
+            options="",
+            players=(alice, bob),
+            rated=False,
+            started=T0,
+            finished=T0 + number,
+            record=(),
+            winner=None,
+            reason="aborted",
+        )
+        await store.finish_game(redis_client, done)
+    page = await store.finished_games(redis_client, alice.id, start=1, count=2)
+    assert [g.room_id for g in page] == ["room3", "room2"]
+    assert await store.finished_games(redis_client, "u:nobody") == []
+
+
+async def test_a_rematch_is_stored_once_when_both_players_ask(
+    redis_client: aioredis.Redis, second_client: aioredis.Redis
+) -> None:
+    live, alice, bob = await started_game(redis_client)
+    options = find_game(GAME).options_text(find_game(GAME).parse_options(""))
+    done = FinishedGame(
+        room_id=live.room_id,
+        game=live.game,
+        options=options,
+        players=live.players,
+        rated=False,
+        started=live.started,
+        finished=T0 + 50,
+        record=(),
+        winner=Seat.SECOND,
+        reason="resigned",
+    )
+    await store.finish_game(redis_client, done)
+    first, second = await asyncio.gather(
+        store.rematch_challenge(redis_client, live.room_id, alice, T0 + 60),
+        store.rematch_challenge(second_client, live.room_id, bob, T0 + 60),
+    )
+    assert first == second
+    assert first.seats == (bob, alice) and first.status is Status.ACCEPTED
+    assert first.id == f"{live.room_id}-rematch"
+    assert await store.get_challenge(redis_client, first.id) == first
+    carol = await account(redis_client, "carol")
+    with pytest.raises(NotAPlayerError):
+        await store.rematch_challenge(redis_client, live.room_id, carol, T0 + 61, id="other")
+    with pytest.raises(UnknownRoomError):
+        await store.rematch_challenge(redis_client, "nowhere", alice, T0 + 61)
