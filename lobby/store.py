@@ -152,13 +152,15 @@ async def login(
     address: str,
     now: float,
     limits: LoginLimits = DEFAULT_LOGIN_LIMITS,
+    params: ScryptParams = DEFAULT_SCRYPT,
 ) -> Player:
     """The player whose name and password these are.
 
     Refused with RateLimitedError, before the password is even checked, once too many logins
     failed lately for this name or from this address; otherwise BadCredentialsError, which
     never says whether the name exists (an unknown name costs a hash too, so timing does not
-    tell either).  A success clears the name's failures.
+    tell either).  A success clears the name's failures, and rehashes a password stored with
+    parameters other than ``params``.
     """
     key = accounts.name_key(name)
     name_key = f"lobby:login-failures:name:{key}"
@@ -172,6 +174,8 @@ async def login(
     stored = account.password_hash if account is not None else _dummy_hash()
     if await asyncio.to_thread(accounts.verify_password, password, stored) and account:
         await redis.delete(name_key)
+        if accounts.needs_rehash(account.password_hash, params):
+            await _rehash(redis, account, password, params)
         return account.player
     member = f"{now!r}:{secrets.token_hex(4)}"
     async with redis.pipeline(transaction=True) as pipe:
@@ -682,6 +686,13 @@ async def _recent_failures(redis: Redis, key: str, now: float, window: float) ->
     await redis.zremrangebyscore(key, "-inf", now - window)
     pairs = cast(list[tuple[bytes, float]], await redis.zrange(key, 0, -1, withscores=True))
     return [float(score) for _, score in pairs]
+
+
+async def _rehash(redis: Redis, account: Account, password: str, params: ScryptParams) -> None:
+    fresh = await asyncio.to_thread(accounts.hash_password, password, params)
+    updated = Account(player=account.player, password_hash=fresh, created=account.created)
+    key = _ACCOUNTS_KEY + accounts.name_key(account.player.name)
+    await redis.set(key, _dump(updated.to_data()), xx=True)
 
 
 _dummy: list[str] = []

@@ -99,6 +99,18 @@ async def test_register_then_log_in_with_the_name_in_any_case(redis_client: aior
     assert json.loads(stored)["hash"].startswith("scrypt$")
 
 
+async def test_login_rehashes_a_password_stored_with_older_parameters(
+    redis_client: aioredis.Redis,
+) -> None:
+    stronger = ScryptParams(n=2**9, r=8, p=1)
+    await account(redis_client, "frank")
+    player = await store.login(redis_client, "frank", "frank-password", "h", T0, params=stronger)
+    stored = await store.get_account(redis_client, "FRANK")
+    assert stored is not None and stored.player == player
+    assert stored.password_hash.startswith("scrypt$512$8$1$")
+    assert await store.login(redis_client, "frank", "frank-password", "h", T0, params=stronger)
+
+
 async def test_a_name_is_taken_whatever_its_case(redis_client: aioredis.Redis) -> None:
     await account(redis_client, "alice")
     with pytest.raises(NameTakenError):
