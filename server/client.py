@@ -1,0 +1,240 @@
+"""A Python client of the game server: guests, join or watch, move, and a synced copy of rooms.
+
+Tests, the benchmark and bots use it.  Each joined room is kept as a :class:`RoomView` whose
+``doc`` is the server's room state: a snapshot replaces it, a diff applies only on top of the
+version before it, and a gap makes the client ask ``sync``.  Nothing here knows a game.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import urllib.request
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgpack
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed
+
+from server import protocol
+from server.diff import DiffError, apply
+
+
+class ServerReplyError(Exception):
+    """The server answered a request with an error frame."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+
+
+@dataclass
+class RoomView:
+    """The client's copy of one room."""
+
+    room: str
+    version: int = -1
+    doc: dict[str, Any] | None = None
+    role: str | None = None
+    syncing: bool = False
+    applied: list[int] = field(default_factory=list)
+    """Every version applied in order (snapshots included), to check nothing was missed."""
+
+
+def guest(base_url: str) -> tuple[dict[str, Any], str]:
+    """A new guest (player data, token) from ``POST /api/guest`` (blocking; use a thread)."""
+    request = urllib.request.Request(f"{base_url}/api/guest", method="POST", data=b"")
+    with urllib.request.urlopen(request, timeout=10) as response:
+        body = json.loads(response.read())
+    return body["player"], body["token"]
+
+
+class Client:
+    """One websocket to the server, with request ids, replies and synced room views."""
+
+    def __init__(self, socket: ClientConnection) -> None:
+        self.socket = socket
+        self.player: dict[str, Any] | None = None
+        self.rooms: dict[str, RoomView] = {}
+        self.frames_received = 0
+        self.on_diff: Callable[[str, int], None] | None = None
+        self._ids = itertools.count(1)
+        self._replies: dict[protocol.RequestId, asyncio.Future[dict[str, Any]]] = {}
+        self._changed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._welcome: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._reader = asyncio.create_task(self._read())
+
+    @classmethod
+    async def connect(cls, ws_url: str, token: str | None, timeout: float = 10.0) -> Client:
+        """Connect to ``ws_url`` (``ws://host:port/ws``) and wait for the welcome."""
+        url = ws_url if token is None else f"{ws_url}?token={token}"
+        socket = await asyncio.wait_for(
+            connect(url, compression=None, max_size=None, open_timeout=timeout), timeout
+        )
+        client = cls(socket)
+        await asyncio.wait_for(asyncio.shield(client._welcome), timeout)
+        return client
+
+    async def close(self) -> None:
+        await self.socket.close()
+        self._reader.cancel()
+        try:
+            await self._reader
+        except (asyncio.CancelledError, ConnectionClosed):
+            pass
+
+    @property
+    def closed(self) -> bool:
+        return self._reader.done()
+
+    # --- requests ----------------------------------------------------------------------------
+
+    async def request(self, body: dict[str, Any], timeout: float = 10.0) -> dict[str, Any]:
+        """Send ``body`` (an ``id`` is added unless present); the reply, or ServerReplyError."""
+        body.setdefault("id", next(self._ids))
+        future = asyncio.get_running_loop().create_future()
+        self._replies[body["id"]] = future
+        try:
+            await self.socket.send(msgpack.packb(body, use_bin_type=True))
+            reply = await asyncio.wait_for(future, timeout)
+        finally:
+            self._replies.pop(body["id"], None)
+        if reply["t"] == "error":
+            raise ServerReplyError(reply["code"], reply["message"])
+        return reply
+
+    async def join(self, room: str, version: int | None = None) -> RoomView:
+        """Join (or watch) ``room``; returns its view, already at the joined version."""
+        view = self.rooms.setdefault(room, RoomView(room))
+        body: dict[str, Any] = {"t": "join", "room": room}
+        if version is not None:
+            body["version"] = version
+            view.version = version
+        reply = await self.request(body)
+        view.role = reply["role"]
+        return view
+
+    async def leave(self, room: str) -> None:
+        await self.request({"t": "leave", "room": room})
+        self.rooms.pop(room, None)
+
+    async def move(
+        self,
+        room: str,
+        text: str,
+        version: int | None = None,
+        request_id: protocol.RequestId | None = None,
+    ) -> int:
+        """Play ``text`` from ``version`` (default: the view's); the version after the move."""
+        body: dict[str, Any] = {
+            "t": "move",
+            "room": room,
+            "move": text,
+            "version": self.rooms[room].version if version is None else version,
+        }
+        if request_id is not None:
+            body["id"] = request_id
+        reply = await self.request(body)
+        return int(reply["version"])
+
+    async def resign(self, room: str) -> int:
+        reply = await self.request(
+            {"t": "resign", "room": room, "version": self.rooms[room].version}
+        )
+        return int(reply["version"])
+
+    async def wait_for(
+        self, room: str, predicate: Callable[[RoomView], bool], timeout: float = 10.0
+    ) -> RoomView:
+        """Wait until ``predicate(view)`` holds for the room; raises TimeoutError."""
+        async with asyncio.timeout(timeout):
+            while True:
+                view = self.rooms.get(room)
+                if view is not None and view.doc is not None and predicate(view):
+                    return view
+                if self.closed:
+                    raise ConnectionError("the connection is closed")
+                await asyncio.shield(self._changed)
+
+    async def wait_version(self, room: str, version: int, timeout: float = 10.0) -> RoomView:
+        return await self.wait_for(room, lambda view: view.version >= version, timeout)
+
+    # --- receiving ---------------------------------------------------------------------------
+
+    async def _read(self) -> None:
+        try:
+            async for frame in self.socket:
+                if isinstance(frame, str):
+                    raise protocol.FrameError("the server sent a text frame")
+                self.frames_received += 1
+                self._handle(protocol.decode_server(frame))
+                self._notify()
+        finally:
+            for future in self._replies.values():
+                if not future.done():
+                    future.set_exception(ConnectionError("the connection closed"))
+            if not self._welcome.done():
+                self._welcome.set_exception(ConnectionError("closed before the welcome"))
+            self._notify()
+
+    def _handle(self, body: dict[str, Any]) -> None:
+        kind = body["t"]
+        if kind == "diff":
+            self._apply_diff(body)
+        elif kind == "snapshot":
+            view = self.rooms.setdefault(body["room"], RoomView(body["room"]))
+            if body["version"] >= view.version or view.doc is None:
+                view.doc = body["state"]
+                view.version = body["version"]
+                view.applied.append(view.version)
+            view.syncing = False
+        elif kind == "welcome":
+            self.player = body["player"]
+            if not self._welcome.done():
+                self._welcome.set_result(None)
+        elif kind in ("joined", "left", "ok", "error"):
+            if kind == "joined":
+                view = self.rooms.get(body["room"])
+                if view is not None:
+                    view.syncing = False
+            future = self._replies.get(body.get("ref"))  # type: ignore[arg-type]
+            if future is not None and not future.done():
+                future.set_result(body)
+        else:
+            raise protocol.FrameError(f"unexpected server message {kind!r}")
+
+    def _apply_diff(self, body: dict[str, Any]) -> None:
+        view = self.rooms.get(body["room"])
+        if view is None or view.doc is None or body["version"] <= view.version:
+            return  # not watched yet, or already applied
+        if body["version"] != view.version + 1:
+            self._sync(view)
+            return
+        try:
+            view.doc = apply(view.doc, body["ops"])
+        except DiffError:
+            self._sync(view)
+            return
+        view.version = body["version"]
+        view.applied.append(view.version)
+        if self.on_diff is not None:
+            self.on_diff(view.room, view.version)
+
+    def _sync(self, view: RoomView) -> None:
+        if view.syncing:
+            return
+        view.syncing = True
+        body = {"t": "sync", "id": next(self._ids), "room": view.room, "version": view.version}
+        task = asyncio.ensure_future(self.socket.send(msgpack.packb(body, use_bin_type=True)))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def _notify(self) -> None:
+        if not self._changed.done():
+            self._changed.set_result(None)
+        self._changed = asyncio.get_running_loop().create_future()

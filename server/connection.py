@@ -1,0 +1,311 @@
+"""One websocket: a receiver that decodes and dispatches requests, a sender that writes frames.
+
+Every outgoing frame (replies, snapshots, diffs) goes through one queue, so a socket sees its
+frames in the order they were queued.  Requests of one socket are handled one at a time.
+Recoverable errors become ``error`` frames echoing the request id; garbage closes with 1003,
+oversized frames with 1009, an unexpected exception with 1011 (logged with its traceback).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from dataclasses import dataclass, field
+
+from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
+
+from lobby.identity import Player
+from server import protocol
+from server.auth import player_data
+from server.errors import (
+    RECOVERABLE,
+    BadRequestError,
+    NotJoinedError,
+    RateLimitedError,
+    error_code,
+)
+from server.metrics import Metrics
+from server.protocol import (
+    ClientJoin,
+    ClientLeave,
+    ClientMessage,
+    ClientMove,
+    ClientResign,
+    ClientSync,
+    CloseCode,
+    FrameError,
+    MessageError,
+    Role,
+    ServerError,
+    ServerJoined,
+    ServerLeft,
+    ServerOk,
+    ServerWelcome,
+    encode,
+)
+from server.rooms import Move, Resign, seat_role
+from server.service import RoomService
+from server.settings import Settings
+
+log = logging.getLogger(__name__)
+
+MAX_ROOMS_PER_CONNECTION = 32
+
+
+@dataclass
+class Watch:
+    """A room this socket watches; ``version`` is None while it is being brought up to date,
+    and diffs arriving meanwhile wait in ``pending``."""
+
+    role: Role
+    seat: int | None
+    version: int | None = None
+    pending: list[tuple[int, bytes]] = field(default_factory=list)
+
+
+class TokenBucket:
+    """Requests allowed at ``rate`` per second with bursts up to ``burst``; the clock is passed."""
+
+    def __init__(self, rate: float, burst: float, now: float) -> None:
+        self.rate = rate
+        self.burst = burst
+        self.tokens = burst
+        self.updated = now
+
+    def take(self, now: float) -> bool:
+        self.tokens = min(self.burst, self.tokens + (now - self.updated) * self.rate)
+        self.updated = now
+        if self.tokens >= 1.0:
+            self.tokens -= 1.0
+            return True
+        return False
+
+
+class Connection:
+    """The server side of one websocket, for one authenticated player."""
+
+    def __init__(
+        self,
+        websocket: WebSocket,
+        player: Player,
+        service: RoomService,
+        metrics: Metrics,
+        settings: Settings,
+    ) -> None:
+        self.websocket = websocket
+        self.player = player
+        self.service = service
+        self.metrics = metrics
+        self.watching: dict[str, Watch] = {}
+        self.queue: asyncio.Queue[bytes | None] = asyncio.Queue(settings.send_queue)
+        self.bucket = TokenBucket(settings.rate_per_second, settings.rate_burst, time.monotonic())
+        self.close_code: CloseCode | None = None
+
+    async def run(self) -> None:
+        """Serve the socket until either side closes it (the socket is already accepted)."""
+        self.metrics.connections += 1
+        sender = asyncio.create_task(self._send_loop())
+        try:
+            self.queue.put_nowait(encode(ServerWelcome(player_data(self.player))))
+            await self._receive_loop()
+        except WebSocketDisconnect:
+            pass
+        except Exception:
+            log.exception("connection of %s failed", self.player.id)
+            self.close_code = CloseCode.INTERNAL_ERROR
+        finally:
+            self.metrics.connections -= 1
+            self._stop_sender()
+            await self._leave_all()
+            try:
+                await sender
+            except asyncio.CancelledError:
+                pass
+            await self._close(self.close_code or CloseCode.NORMAL)
+
+    def push(self, room_id: str, version: int, frame: bytes) -> None:
+        """Queue a diff frame unless this socket has it already (the fan-out calls this)."""
+        watch = self.watching.get(room_id)
+        if watch is None:
+            return
+        if watch.version is None:
+            watch.pending.append((version, frame))
+        elif version > watch.version:
+            watch.version = version
+            self._send(frame)
+
+    async def catch_up_all(self) -> None:
+        """Send what every watched room committed while diffs could not reach this process."""
+        for room_id, watch in list(self.watching.items()):
+            if watch.version is None:
+                continue  # a join in progress brings it up to date
+            try:
+                version, frames = await self.service.catch_up(room_id, watch.version)
+            except RECOVERABLE:
+                continue
+            if watch.version is not None and version > watch.version:
+                for frame in frames:
+                    self._send(frame)
+                watch.version = version
+
+    async def shut(self, code: CloseCode) -> None:
+        """Close this socket from the server side (shutdown)."""
+        self._fail(code)
+
+    # --- receiving ---------------------------------------------------------------------------
+
+    async def _receive_loop(self) -> None:
+        while self.close_code is None:
+            try:
+                message = await self.websocket.receive()
+            except RuntimeError:
+                if self.close_code is not None:
+                    return  # the sender closed the socket under us
+                raise
+            if message["type"] == "websocket.disconnect":
+                return
+            frame = message.get("bytes")
+            if frame is None:
+                self._fail(CloseCode.UNSUPPORTED_DATA)  # text frames are not part of the protocol
+                return
+            try:
+                request = protocol.decode(frame)
+            except FrameError as error:
+                self._fail(error.close_code)
+                return
+            except MessageError as error:
+                self._error(error.ref, error)
+                continue
+            if not self.bucket.take(time.monotonic()):
+                self._error(request.id, RateLimitedError("too many requests: slow down"))
+                continue
+            try:
+                await self._dispatch(request)
+            except RECOVERABLE as error:
+                self._error(request.id, error)
+
+    async def _dispatch(self, request: ClientMessage) -> None:
+        match request:
+            case ClientMove():
+                self._joined(request.room)
+                command = Move(self.player.id, request.version, request.move)
+                version = await self.service.command(request.room, command, request.id)
+                self._send(encode(ServerOk(request.id, request.room, version)))
+            case ClientJoin() | ClientSync():
+                await self._join(request)
+            case ClientLeave():
+                await self._leave(request.room)
+                self._send(encode(ServerLeft(request.id, request.room)))
+            case ClientResign():
+                self._joined(request.room)
+                command = Resign(self.player.id, request.version)
+                version = await self.service.command(request.room, command, request.id)
+                self._send(encode(ServerOk(request.id, request.room, version)))
+            case _:
+                raise AssertionError(f"no handler for {request!r}")
+
+    async def _join(self, request: ClientJoin | ClientSync) -> None:
+        watch = self.watching.get(request.room)
+        new = watch is None
+        if watch is None:
+            if isinstance(request, ClientSync):
+                raise NotJoinedError(f"join room {request.room!r} before syncing it")
+            if len(self.watching) >= MAX_ROOMS_PER_CONNECTION:
+                raise BadRequestError(f"one connection may watch {MAX_ROOMS_PER_CONNECTION} rooms")
+            loaded = await self.service.room(request.room)
+            seat = seat_role(loaded.room, self.player.id)
+            role = Role.SPECTATOR if seat is None else Role.PLAYER
+            watch = self.watching[request.room] = Watch(role, None if seat is None else int(seat))
+            await self.service.fanout.subscribe(request.room, self)
+            self.metrics.rooms = self.service.fanout.room_count
+        else:
+            watch.version = None
+        try:
+            version, frames = await self.service.catch_up(request.room, request.version)
+        except BaseException:
+            if new:
+                await self._leave(request.room)
+            raise
+        for frame in frames:
+            self._send(frame)
+        for pending_version, frame in watch.pending:
+            if pending_version > version:
+                version = pending_version
+                self._send(frame)
+        watch.pending.clear()
+        watch.version = version
+        self._send(
+            encode(ServerJoined(request.id, request.room, version, watch.role.value, watch.seat))
+        )
+        if new and watch.role is Role.SPECTATOR:
+            await self.service.change_spectators(request.room, +1)
+
+    async def _leave(self, room_id: str) -> None:
+        watch = self.watching.pop(room_id, None)
+        if watch is None:
+            return
+        await self.service.fanout.unsubscribe(room_id, self)
+        self.metrics.rooms = self.service.fanout.room_count
+        if watch.role is Role.SPECTATOR:
+            await self.service.change_spectators(room_id, -1)
+
+    async def _leave_all(self) -> None:
+        for room_id in list(self.watching):
+            try:
+                await self._leave(room_id)
+            except Exception:
+                log.exception("leaving room %s", room_id)
+
+    def _joined(self, room_id: str) -> None:
+        if room_id not in self.watching:
+            raise NotJoinedError(f"join room {room_id!r} first")
+
+    # --- sending -----------------------------------------------------------------------------
+
+    def _send(self, frame: bytes) -> None:
+        try:
+            self.queue.put_nowait(frame)
+        except asyncio.QueueFull:
+            # A socket this far behind is dropped; it can reconnect and sync.
+            self._fail(CloseCode.TRY_AGAIN_LATER)
+
+    def _error(self, ref: protocol.RequestId | None, error: BaseException) -> None:
+        code = error_code(error)
+        self.metrics.errors[code.value] += 1
+        self._send(encode(ServerError(ref, code.value, str(error))))
+
+    def _fail(self, code: CloseCode) -> None:
+        """Close the socket with ``code`` now, dropping whatever is still queued."""
+        if self.close_code is None:
+            self.close_code = code
+            self.metrics.closes[int(code)] += 1
+            self._stop_sender()
+
+    def _stop_sender(self) -> None:
+        while not self.queue.empty():
+            self.queue.get_nowait()
+        self.queue.put_nowait(None)
+
+    async def _send_loop(self) -> None:
+        send = self.websocket.send_bytes
+        get = self.queue.get
+        while True:
+            frame = await get()
+            if frame is None:
+                if self.close_code is not None:
+                    await self._close(self.close_code)  # also wakes the receiver
+                return
+            try:
+                await send(frame)
+            except (WebSocketDisconnect, RuntimeError, OSError):
+                return
+
+    async def _close(self, code: CloseCode) -> None:
+        websocket = self.websocket
+        if WebSocketState.DISCONNECTED in (websocket.application_state, websocket.client_state):
+            return
+        try:
+            await websocket.close(int(code))
+        except (WebSocketDisconnect, RuntimeError, OSError):
+            pass  # the peer is gone already

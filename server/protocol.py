@@ -1,0 +1,399 @@
+"""The wire protocol, defined once: every message, field, error code, close code and size limit.
+
+Frames are binary websocket messages holding one msgpack map; ``t`` names the message type.
+Client requests carry a request id ``id`` (an integer or a short string); every reply and
+error echoes it as ``ref``.  :func:`decode` is the only place where bytes become messages.
+``python -m server.protocol`` writes ``client_js/protocol.js`` from the definitions here, so
+the browser speaks exactly this protocol.  Imports only msgpack and the standard library.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import struct
+import sys
+from dataclasses import dataclass
+from enum import IntEnum, StrEnum
+from pathlib import Path
+from typing import Any, ClassVar, TypeAlias
+
+import msgpack
+
+MAX_FRAME_BYTES = 4096
+"""Largest frame a client may send; larger ones close the socket with 1009."""
+MAX_ID_LENGTH = 64
+"""Longest string accepted as a request id or room id."""
+
+RequestId: TypeAlias = int | str
+
+
+class MsgType(StrEnum):
+    """The value of ``t`` in every frame."""
+
+    # client to server
+    JOIN = "join"
+    SYNC = "sync"
+    LEAVE = "leave"
+    MOVE = "move"
+    RESIGN = "resign"
+    # server to client
+    WELCOME = "welcome"
+    JOINED = "joined"
+    LEFT = "left"
+    SNAPSHOT = "snapshot"
+    DIFF = "diff"
+    OK = "ok"
+    ERROR = "error"
+
+
+class ErrorCode(StrEnum):
+    """Why a request was refused; the request changed nothing."""
+
+    BAD_REQUEST = "bad_request"
+    UNKNOWN_TYPE = "unknown_type"
+    UNKNOWN_ROOM = "unknown_room"
+    NOT_JOINED = "not_joined"
+    NOT_A_PLAYER = "not_a_player"
+    NOT_YOUR_TURN = "not_your_turn"
+    GAME_OVER = "game_over"
+    STALE_VERSION = "stale_version"
+    INVALID_MOVE = "invalid_move"
+    ILLEGAL_MOVE = "illegal_move"
+    UNKNOWN_GAME = "unknown_game"
+    BAD_OPTIONS = "bad_options"
+    RATE_LIMITED = "rate_limited"
+    BUSY = "busy"
+    UNAVAILABLE = "unavailable"
+
+
+class CloseCode(IntEnum):
+    """Websocket close codes the server uses (RFC 6455 section 7.4.1)."""
+
+    NORMAL = 1000
+    GOING_AWAY = 1001
+    UNSUPPORTED_DATA = 1003
+    POLICY_VIOLATION = 1008
+    MESSAGE_TOO_BIG = 1009
+    INTERNAL_ERROR = 1011
+    TRY_AGAIN_LATER = 1013
+
+
+class Role(StrEnum):
+    """How a connection takes part in a room."""
+
+    PLAYER = "player"
+    SPECTATOR = "spectator"
+
+
+class FrameError(Exception):
+    """A frame that cannot be read at all; the connection closes with ``close_code``."""
+
+    close_code: ClassVar[CloseCode] = CloseCode.UNSUPPORTED_DATA
+
+
+class FrameTooLargeError(FrameError):
+    close_code = CloseCode.MESSAGE_TOO_BIG
+
+
+class MessageError(ValueError):
+    """A readable frame that is not a valid request; answered with an error, ``ref`` echoed."""
+
+    def __init__(self, message: str, ref: RequestId | None = None) -> None:
+        super().__init__(message)
+        self.ref = ref
+
+
+class UnknownTypeError(MessageError):
+    """A frame whose ``t`` names no client message."""
+
+
+# --- client to server -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ClientJoin:
+    """Watch a room (as its player if seated there, else as a spectator).
+
+    Without ``version`` the reply stream is a snapshot; with the last version the client holds,
+    the missing diffs when the server still has them, else a snapshot.  Then ``joined``.
+    """
+
+    TYPE: ClassVar[MsgType] = MsgType.JOIN
+    id: RequestId
+    room: str
+    version: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ClientSync:
+    """Ask for what follows ``version`` after a gap: diffs or a snapshot, then ``joined``."""
+
+    TYPE: ClassVar[MsgType] = MsgType.SYNC
+    id: RequestId
+    room: str
+    version: int
+
+
+@dataclass(frozen=True, slots=True)
+class ClientLeave:
+    TYPE: ClassVar[MsgType] = MsgType.LEAVE
+    id: RequestId
+    room: str
+
+
+@dataclass(frozen=True, slots=True)
+class ClientMove:
+    """Play ``move`` (the game's notation, or ``swap``) seen from room version ``version``.
+
+    Resending the same ``id`` with the same ``version`` is safe: the move applies once and
+    the resend gets the same answer.
+    """
+
+    TYPE: ClassVar[MsgType] = MsgType.MOVE
+    id: RequestId
+    room: str
+    version: int
+    move: str
+
+
+@dataclass(frozen=True, slots=True)
+class ClientResign:
+    TYPE: ClassVar[MsgType] = MsgType.RESIGN
+    id: RequestId
+    room: str
+    version: int
+
+
+ClientMessage: TypeAlias = ClientJoin | ClientSync | ClientLeave | ClientMove | ClientResign
+
+# --- server to client -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ServerWelcome:
+    """First frame after connecting: who the server thinks you are."""
+
+    TYPE: ClassVar[MsgType] = MsgType.WELCOME
+    player: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class ServerJoined:
+    """Reply to join and sync, sent after the snapshot or diffs that bring you to ``version``."""
+
+    TYPE: ClassVar[MsgType] = MsgType.JOINED
+    ref: RequestId
+    room: str
+    version: int
+    role: str
+    seat: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class ServerLeft:
+    TYPE: ClassVar[MsgType] = MsgType.LEFT
+    ref: RequestId
+    room: str
+
+
+@dataclass(frozen=True, slots=True)
+class ServerSnapshot:
+    """The whole room state at ``version`` (see docs/protocol.md for its fields)."""
+
+    TYPE: ClassVar[MsgType] = MsgType.SNAPSHOT
+    room: str
+    version: int
+    state: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class ServerDiff:
+    """Operations taking the room state from ``version - 1`` to ``version``."""
+
+    TYPE: ClassVar[MsgType] = MsgType.DIFF
+    room: str
+    version: int
+    ops: list[Any]
+
+
+@dataclass(frozen=True, slots=True)
+class ServerOk:
+    """A move or resign was committed durably; ``version`` is the room's version after it."""
+
+    TYPE: ClassVar[MsgType] = MsgType.OK
+    ref: RequestId
+    room: str
+    version: int
+
+
+@dataclass(frozen=True, slots=True)
+class ServerError:
+    TYPE: ClassVar[MsgType] = MsgType.ERROR
+    ref: RequestId | None
+    code: str
+    message: str
+
+
+ServerMessage: TypeAlias = (
+    ServerWelcome | ServerJoined | ServerLeft | ServerSnapshot | ServerDiff | ServerOk | ServerError
+)
+
+CLIENT_MESSAGES: dict[str, type[ClientMessage]] = {
+    cls.TYPE.value: cls for cls in (ClientJoin, ClientSync, ClientLeave, ClientMove, ClientResign)
+}
+SERVER_MESSAGES: dict[str, type[ServerMessage]] = {
+    cls.TYPE.value: cls
+    for cls in (
+        ServerWelcome,
+        ServerJoined,
+        ServerLeft,
+        ServerSnapshot,
+        ServerDiff,
+        ServerOk,
+        ServerError,
+    )
+}
+
+_FIELD_TYPES: dict[str, tuple[type, ...]] = {
+    "room": (str,),
+    "version": (int,),
+    "move": (str,),
+}
+_OPTIONAL = {"version"}
+
+
+def decode(frame: bytes) -> ClientMessage:
+    """The client message in ``frame``.
+
+    Raises FrameTooLargeError, FrameError (not msgpack, not a map), UnknownTypeError, or
+    MessageError (missing field, wrong type) carrying the request id when there is one.
+    """
+    if len(frame) > MAX_FRAME_BYTES:
+        raise FrameTooLargeError(f"frame of {len(frame)} bytes exceeds {MAX_FRAME_BYTES}")
+    try:
+        body = msgpack.unpackb(frame, raw=False, strict_map_key=True)
+    except Exception as error:  # msgpack raises several unrelated classes on garbage
+        raise FrameError(f"undecodable frame: {error}") from error
+    if not isinstance(body, dict):
+        raise FrameError("a frame must hold a msgpack map")
+    ref = body.get("id")
+    if not _is_request_id(ref):
+        raise MessageError("every request needs an id: an integer or a short string")
+    kind = body.get("t")
+    cls = CLIENT_MESSAGES.get(kind) if isinstance(kind, str) else None
+    if cls is None:
+        raise UnknownTypeError(f"unknown message type {kind!r}", ref)
+    values: dict[str, Any] = {}
+    for field in dataclasses.fields(cls):
+        if field.name == "id":
+            values["id"] = ref
+            continue
+        value = body.get(field.name)
+        if value is None:
+            if field.name in _OPTIONAL and cls is ClientJoin:
+                continue
+            raise MessageError(f"{kind} needs the field {field.name!r}", ref)
+        if not isinstance(value, _FIELD_TYPES[field.name]) or isinstance(value, bool):
+            raise MessageError(f"field {field.name!r} of {kind} has the wrong type", ref)
+        if isinstance(value, str) and field.name == "room" and len(value) > MAX_ID_LENGTH:
+            raise MessageError("room id too long", ref)
+        if isinstance(value, int) and value < 0:
+            raise MessageError(f"field {field.name!r} must not be negative", ref)
+        values[field.name] = value
+    return cls(**values)
+
+
+def encode(message: ServerMessage | ClientMessage) -> bytes:
+    """The frame for ``message`` (the server encodes each diff once for all its sockets)."""
+    body: dict[str, Any] = {"t": message.TYPE.value}
+    for field in dataclasses.fields(message):
+        body[field.name] = getattr(message, field.name)
+    return msgpack.packb(body, use_bin_type=True)
+
+
+def encode_diff(room: str, version: int, ops: list[Any]) -> bytes:
+    """The frame of a diff, built directly because it is encoded on every move."""
+    return msgpack.packb(
+        {"t": "diff", "room": room, "version": version, "ops": ops}, use_bin_type=True
+    )
+
+
+def decode_server(frame: bytes) -> dict[str, Any]:
+    """A server frame as plain data, for clients written in Python; raises FrameError."""
+    try:
+        body = msgpack.unpackb(frame, raw=False)
+    except Exception as error:
+        raise FrameError(f"undecodable frame: {error}") from error
+    if not isinstance(body, dict) or body.get("t") not in SERVER_MESSAGES:
+        raise FrameError("not a server message")
+    return body
+
+
+VERSION_PREFIX = struct.Struct(">Q")
+"""Published diff frames carry their version in 8 bytes in front, so the fan-out reads it
+without decoding the frame."""
+
+
+def _is_request_id(value: object) -> bool:
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, int):
+        return 0 <= value < 2**53
+    return isinstance(value, str) and 0 < len(value) <= MAX_ID_LENGTH
+
+
+# --- the JavaScript twin ----------------------------------------------------------------------
+
+
+def javascript() -> str:
+    """The text of ``client_js/protocol.js``: the same constants and message shapes."""
+
+    def fields(cls: type) -> list[str]:
+        return [f.name for f in dataclasses.fields(cls)]
+
+    messages: dict[str, dict[str, Any]] = {}
+    for side, table in (("client", CLIENT_MESSAGES), ("server", SERVER_MESSAGES)):
+        for name, cls in table.items():
+            messages[name] = {"from": side, "fields": fields(cls)}
+    parts = [
+        "// Generated by `python -m server.protocol` from server/protocol.py: do not edit.",
+        "// The wire protocol: msgpack maps whose `t` names the message type.",
+        "",
+        f"export const MAX_FRAME_BYTES = {MAX_FRAME_BYTES};",
+        "",
+        _js_enum("MsgType", {m.name: m.value for m in MsgType}),
+        _js_enum("ErrorCode", {m.name: m.value for m in ErrorCode}),
+        _js_enum("CloseCode", {m.name: int(m) for m in CloseCode}),
+        _js_enum("Role", {m.name: m.value for m in Role}),
+        "/** Fields of every message, by type; `from` says who sends it. */",
+        f"export const MESSAGES = Object.freeze({json.dumps(messages, indent=2)});",
+        "",
+    ]
+    return "\n".join(parts)
+
+
+def _js_enum(name: str, members: dict[str, object]) -> str:
+    body = "".join(f"  {key}: {json.dumps(value)},\n" for key, value in members.items())
+    return f"export const {name} = Object.freeze({{\n{body}}});\n"
+
+
+JS_PATH = Path(__file__).resolve().parent.parent / "client_js" / "protocol.js"
+
+
+def main() -> int:
+    """Write client_js/protocol.js (``--check``: exit 1 if it is stale instead)."""
+    text = javascript()
+    if "--check" in sys.argv[1:]:
+        current = JS_PATH.read_text() if JS_PATH.exists() else ""
+        if current != text:
+            print(f"{JS_PATH} is stale: run python -m server.protocol", file=sys.stderr)
+            return 1
+        return 0
+    JS_PATH.write_text(text)
+    print(f"wrote {JS_PATH}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

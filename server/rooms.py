@@ -1,0 +1,304 @@
+"""Rooms as values: one game between two seated players, and commands that change it.
+
+A :class:`Room` holds the game's name and options, which player holds each seat (after any
+swap), the version, the rules state, the move record, the outcome and the spectator count.
+:func:`decide` is the whole of the server's decisions: room + command -> new room + events,
+or a ClientError and nothing changes.  New commands (abort, draw offers, rematch) are a
+command class and a handler in ``HANDLERS``.  :func:`room_doc` is the plain data clients see
+and diffs are taken of; :func:`room_from_doc` reads it back.  Names no game: everything goes
+through ``rules.find_game``.  Imports rules and server.errors; no I/O.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Any, TypeAlias
+
+from rules import find_game
+from rules.api import GameRules, OptionsError, Outcome, Seat
+from rules.pie import is_swap
+from server.errors import (
+    BadOptionsError,
+    BadRequestError,
+    GameOverError,
+    NotAPlayerError,
+    NotYourTurnError,
+    StaleVersionError,
+    UnknownGameError,
+)
+
+RoomId: TypeAlias = str
+PlayerId: TypeAlias = str
+
+_ROOM_ID_RE = re.compile(r"[A-Za-z0-9_.-]{1,64}$")
+RESIGNATION = "resignation"
+
+
+@dataclass(frozen=True, slots=True)
+class SeatHolder:
+    """The player holding one seat."""
+
+    id: PlayerId
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class Room:
+    """One game in one room; ``state`` is the rules module's State value.
+
+    ``position_version`` is the version of the last change to the game itself (move, swap,
+    resign); a request made from an older version is stale.  Spectator counts change
+    ``version`` but not the position, so they never make a move stale.
+    """
+
+    id: RoomId
+    game: str
+    options: str
+    seats: tuple[SeatHolder, SeatHolder]
+    state: Any
+    record: tuple[str, ...] = ()
+    version: int = 0
+    position_version: int = 0
+    outcome: Outcome | None = None
+    spectators: int = 0
+
+    @property
+    def rules(self) -> GameRules:
+        return find_game(self.game)
+
+    @property
+    def is_over(self) -> bool:
+        return self.outcome is not None
+
+    def seats_of(self, player: PlayerId) -> list[Seat]:
+        """The seats ``player`` holds (both when someone plays themselves)."""
+        return [seat for seat in Seat if self.seats[seat].id == player]
+
+
+# --- commands and events ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    player: PlayerId
+    version: int
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Resign:
+    player: PlayerId
+    version: int
+
+
+@dataclass(frozen=True, slots=True)
+class SetSpectators:
+    count: int
+
+
+Command: TypeAlias = Move | Resign | SetSpectators
+
+
+@dataclass(frozen=True, slots=True)
+class MovePlayed:
+    seat: Seat
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class SeatsSwapped:
+    seats: tuple[SeatHolder, SeatHolder]
+
+
+@dataclass(frozen=True, slots=True)
+class GameEnded:
+    outcome: Outcome
+
+
+@dataclass(frozen=True, slots=True)
+class SpectatorsChanged:
+    count: int
+
+
+Event: TypeAlias = MovePlayed | SeatsSwapped | GameEnded | SpectatorsChanged
+
+
+@dataclass(frozen=True, slots=True)
+class Transition:
+    """The room after a command and what happened; no events means nothing changed."""
+
+    room: Room
+    events: tuple[Event, ...]
+
+
+def new_room(
+    room_id: RoomId, game: str, options: str, seats: tuple[SeatHolder, SeatHolder]
+) -> Room:
+    """A room at version 0 for a new game; raises UnknownGameError or BadOptionsError."""
+    if not _ROOM_ID_RE.match(room_id):
+        raise BadRequestError(f"room id {room_id!r} must be 1 to 64 letters, digits, . _ -")
+    try:
+        rules = find_game(game)
+    except ValueError as error:
+        raise UnknownGameError(str(error)) from error
+    try:
+        parsed = rules.parse_options(options)
+    except OptionsError as error:
+        raise BadOptionsError(str(error)) from error
+    return Room(
+        id=room_id,
+        game=rules.NAME,
+        options=rules.options_text(parsed),
+        seats=seats,
+        state=rules.new_game(parsed),
+    )
+
+
+def decide(room: Room, command: Command) -> Transition:
+    """Apply ``command`` to ``room``; raises a ClientError or a rules error, changing nothing."""
+    handler = HANDLERS.get(type(command))
+    if handler is None:
+        raise BadRequestError(f"rooms do not know the command {type(command).__name__}")
+    return handler(room, command)
+
+
+def _decide_move(room: Room, command: Command) -> Transition:
+    assert isinstance(command, Move)
+    rules = room.rules
+    _check_player(room, command.player, command.version)
+    seat = rules.to_move(room.state)
+    if seat is None:
+        raise GameOverError("the game is over")
+    if room.seats[seat].id != command.player:
+        raise NotYourTurnError(f"it is {room.seats[seat].name}'s turn")
+    move = rules.parse_move(room.state, command.text)
+    state = rules.play(room.state, move)
+    events: list[Event] = [MovePlayed(seat, rules.move_text(move))]
+    seats = room.seats
+    if is_swap(move):
+        seats = (seats[1], seats[0])
+        events.append(SeatsSwapped(seats))
+    outcome = rules.outcome(state)
+    if outcome is not None:
+        events.append(GameEnded(outcome))
+    version = room.version + 1
+    new = replace(
+        room,
+        state=state,
+        seats=seats,
+        record=(*room.record, rules.move_text(move)),
+        version=version,
+        position_version=version,
+        outcome=outcome,
+    )
+    return Transition(new, tuple(events))
+
+
+def _decide_resign(room: Room, command: Command) -> Transition:
+    assert isinstance(command, Resign)
+    seats = _check_player(room, command.player, command.version)
+    # Someone playing both sides resigns the side to move.
+    to_move = room.rules.to_move(room.state)
+    loser = to_move if to_move in seats else seats[0]
+    outcome = Outcome(winner=loser.other, reason=RESIGNATION)
+    version = room.version + 1
+    new = replace(room, outcome=outcome, version=version, position_version=version)
+    return Transition(new, (GameEnded(outcome),))
+
+
+def _decide_spectators(room: Room, command: Command) -> Transition:
+    assert isinstance(command, SetSpectators)
+    if command.count == room.spectators or command.count < 0:
+        return Transition(room, ())
+    new = replace(room, spectators=command.count, version=room.version + 1)
+    return Transition(new, (SpectatorsChanged(command.count),))
+
+
+HANDLERS: dict[type, Callable[[Room, Command], Transition]] = {
+    Move: _decide_move,
+    Resign: _decide_resign,
+    SetSpectators: _decide_spectators,
+}
+
+
+def _check_player(room: Room, player: PlayerId, version: int) -> list[Seat]:
+    """The seats of ``player`` in a game still on, seen from a current version."""
+    seats = room.seats_of(player)
+    if not seats:
+        raise NotAPlayerError("only the two players of this room may do that")
+    if version < room.position_version or version > room.version:
+        raise StaleVersionError(
+            f"the room is at version {room.version}; you sent version {version}"
+        )
+    if room.outcome is not None:
+        raise GameOverError("the game is over")
+    return seats
+
+
+# --- plain data ------------------------------------------------------------------------------
+
+
+def room_doc(room: Room) -> dict[str, Any]:
+    """The room as the plain data that clients hold and diffs change."""
+    rules = room.rules
+    outcome = room.outcome
+    to_move = None if outcome is not None else rules.to_move(room.state)
+    scores = rules.scores(room.state)
+    return {
+        "room": room.id,
+        "game": room.game,
+        "options": room.options,
+        "colours": list(rules.SEAT_NAMES),
+        "seats": [{"id": s.id, "name": s.name} for s in room.seats],
+        "version": room.version,
+        "position_version": room.position_version,
+        "to_move": None if to_move is None else int(to_move),
+        "data": rules.to_data(room.state),
+        "record": list(room.record),
+        "outcome": None
+        if outcome is None
+        else {
+            "winner": None if outcome.winner is None else int(outcome.winner),
+            "reason": outcome.reason,
+        },
+        "scores": None if scores is None else list(scores),
+        "spectators": room.spectators,
+    }
+
+
+def room_from_doc(doc: dict[str, Any]) -> Room:
+    """The room that :func:`room_doc` described; raises ValueError on other data."""
+    try:
+        rules = find_game(doc["game"])
+        outcome_data = doc["outcome"]
+        outcome = (
+            None
+            if outcome_data is None
+            else Outcome(
+                winner=None if outcome_data["winner"] is None else Seat(outcome_data["winner"]),
+                reason=str(outcome_data["reason"]),
+            )
+        )
+        first, second = (SeatHolder(str(s["id"]), str(s["name"])) for s in doc["seats"])
+        return Room(
+            id=str(doc["room"]),
+            game=rules.NAME,
+            options=str(doc["options"]),
+            seats=(first, second),
+            state=rules.from_data(doc["data"]),
+            record=tuple(str(text) for text in doc["record"]),
+            version=int(doc["version"]),
+            position_version=int(doc["position_version"]),
+            outcome=outcome,
+            spectators=int(doc["spectators"]),
+        )
+    except (KeyError, TypeError) as error:
+        raise ValueError(f"not a room document: {error}") from error
+
+
+def seat_role(room: Room, player: PlayerId) -> Seat | None:
+    """The seat a joining player takes part as (the first they hold), or None to watch."""
+    seats = room.seats_of(player)
+    return seats[0] if seats else None

@@ -1,0 +1,157 @@
+"""Running room commands: read the room, decide, diff, commit if unchanged, deliver.
+
+This is the imperative shell around :func:`server.rooms.decide`.  Rooms are cached per
+process with the document they were read from, so a move costs one Redis round trip (the
+commit script); the script's version check makes the cache safe, since a commit from a stale
+cache fails and the room is read again.  A diff from another process drops the cached room.
+Each diff is encoded once and the same bytes go to every socket and into Redis.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import OrderedDict
+from typing import Any
+
+import redis.asyncio as aioredis
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
+from server import store
+from server.diff import diff
+from server.errors import BusyError, StaleVersionError, UnavailableError, UnknownRoomError
+from server.fanout import Fanout
+from server.metrics import Metrics
+from server.protocol import ServerSnapshot, encode, encode_diff
+from server.rooms import Command, Move, Resign, RoomId, SetSpectators, decide, room_doc
+from server.store import Loaded
+
+CACHE_SIZE = 10_000
+COMMIT_ATTEMPTS = 8
+
+
+class RoomService:
+    """Commands, catch-up and spectator counts for the rooms of one server process."""
+
+    def __init__(
+        self,
+        client: aioredis.Redis,
+        fanout: Fanout,
+        metrics: Metrics,
+        process_id: str,
+        history: int = store.DIFF_HISTORY,
+    ) -> None:
+        self.client = client
+        self.fanout = fanout
+        self.metrics = metrics
+        self.process_id = process_id
+        self.history = history
+        self._cache: OrderedDict[RoomId, Loaded] = OrderedDict()
+
+    async def room(self, room_id: RoomId) -> Loaded:
+        """The room, from the cache or Redis; raises UnknownRoomError."""
+        loaded = self._cache.get(room_id)
+        if loaded is not None:
+            return loaded
+        loaded = await _storage(store.load_room(self.client, room_id))
+        if loaded is None:
+            raise UnknownRoomError(f"no room {room_id!r}")
+        self._remember(loaded)
+        return loaded
+
+    def forget_older(self, room_id: RoomId, version: int) -> None:
+        """Drop the cached room if a diff to ``version`` was committed elsewhere."""
+        loaded = self._cache.get(room_id)
+        if loaded is not None and loaded.room.version < version:
+            del self._cache[room_id]
+
+    async def command(self, room_id: RoomId, command: Command, request_id: object = None) -> int:
+        """Apply ``command``; returns the room's version after it.
+
+        Moves and resigns carry a request id: a resend of a committed request returns the
+        version it committed instead of being applied again.  Raises ClientError or a rules
+        error, and then nothing changed.
+        """
+        ack = ""
+        if isinstance(command, Move | Resign) and request_id is not None:
+            ack = f"{command.version}:{command.player}:{request_id}"
+        for _ in range(COMMIT_ATTEMPTS):
+            loaded = await self.room(room_id)
+            try:
+                transition = decide(loaded.room, command)
+            except StaleVersionError:
+                if ack:
+                    done = await _storage(store.find_ack(self.client, room_id, ack))
+                    if done is not None:
+                        return done
+                raise
+            if not transition.events:
+                return loaded.room.version
+            new = transition.room
+            doc_bytes = store.pack(room_doc(new))
+            doc = store.unpack(doc_bytes)  # the document exactly as clients will hold it
+            frame = encode_diff(room_id, new.version, diff(loaded.doc, doc))
+            started = time.perf_counter()
+            result = await _storage(
+                store.commit(
+                    self.client,
+                    room_id,
+                    loaded.room.version,
+                    new.version,
+                    doc_bytes,
+                    frame,
+                    ack,
+                    self.history,
+                )
+            )
+            self.metrics.observe_commit(time.perf_counter() - started)
+            if result.applied:
+                self._remember(Loaded(new, doc))
+                if isinstance(command, Move):
+                    self.metrics.moves += 1
+                self.fanout.deliver(room_id, new.version, frame)
+                return new.version
+            if result.duplicate:
+                return result.version
+            self._cache.pop(room_id, None)  # someone else committed first: read again
+        raise BusyError("the room kept changing; try again")
+
+    async def catch_up(self, room_id: RoomId, version: int | None) -> tuple[int, list[bytes]]:
+        """The frames that bring a client from ``version`` to now: diffs, or a snapshot."""
+        if version is not None:
+            current, frames = await _storage(store.diffs_since(self.client, room_id, version))
+            if current < 0:
+                raise UnknownRoomError(f"no room {room_id!r}")
+            if frames is not None:
+                return current, frames
+        doc = await _storage(store.load_doc(self.client, room_id))
+        if doc is None:
+            raise UnknownRoomError(f"no room {room_id!r}")
+        snapshot = ServerSnapshot(room=room_id, version=doc["version"], state=doc)
+        return int(doc["version"]), [encode(snapshot)]
+
+    async def change_spectators(self, room_id: RoomId, delta: int) -> None:
+        """Count a spectator in or out, then make the room's count match the total."""
+        total = await _storage(store.change_watchers(self.client, room_id, self.process_id, delta))
+        # Another process may commit an older total after ours; whoever changes the count
+        # last reads the total again, so the room ends with the right one.
+        for _ in range(3):
+            await self.command(room_id, SetSpectators(total))
+            again = await _storage(store.change_watchers(self.client, room_id, self.process_id, 0))
+            if again == total:
+                return
+            total = again
+
+    def _remember(self, loaded: Loaded) -> None:
+        self._cache[loaded.room.id] = loaded
+        self._cache.move_to_end(loaded.room.id)
+        if len(self._cache) > CACHE_SIZE:
+            self._cache.popitem(last=False)
+
+
+async def _storage(awaitable: Any) -> Any:
+    """Await a Redis call, turning a lost connection into an error the client can retry."""
+    try:
+        return await awaitable
+    except (RedisConnectionError, RedisTimeoutError, OSError) as error:
+        raise UnavailableError(f"storage unavailable: {error}") from error

@@ -1,0 +1,51 @@
+"""Settings of one server process, read once from the environment into a frozen value.
+
+``REDIS_URL`` (unset: start an embedded redis-server that keeps its data in ``DATA_DIR``),
+``HOST``, ``PORT``, ``DATA_DIR``, ``SESSION_SECRET`` (unset: a secret shared through Redis),
+``REDIS_POOL_SIZE``, ``RATE_PER_SECOND`` and ``RATE_BURST`` (requests per connection),
+``DIFF_HISTORY``, ``STATIC_DIR``.  Standard library only.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    redis_url: str | None = None
+    host: str = "127.0.0.1"
+    port: int = 8000
+    data_dir: Path = Path("data")
+    session_secret: bytes | None = None
+    redis_pool_size: int = 64
+    rate_per_second: float = 200.0
+    rate_burst: float = 400.0
+    diff_history: int = 100
+    static_dir: Path = ROOT / "client_js"
+    send_queue: int = 1024
+    """Frames waiting for one slow socket before it is closed (it may reconnect and sync)."""
+
+
+def from_environment(environ: Mapping[str, str] | None = None) -> Settings:
+    """Settings from ``environ`` (default: the process environment); raises ValueError."""
+    env = os.environ if environ is None else environ
+    defaults = Settings()
+    secret = env.get("SESSION_SECRET")
+    return Settings(
+        redis_url=env.get("REDIS_URL") or None,
+        host=env.get("HOST", defaults.host),
+        port=int(env.get("PORT", defaults.port)),
+        data_dir=Path(env.get("DATA_DIR", str(defaults.data_dir))),
+        session_secret=secret.encode() if secret else None,
+        redis_pool_size=int(env.get("REDIS_POOL_SIZE", defaults.redis_pool_size)),
+        rate_per_second=float(env.get("RATE_PER_SECOND", defaults.rate_per_second)),
+        rate_burst=float(env.get("RATE_BURST", defaults.rate_burst)),
+        diff_history=int(env.get("DIFF_HISTORY", defaults.diff_history)),
+        static_dir=Path(env.get("STATIC_DIR", str(defaults.static_dir))),
+    )

@@ -1,0 +1,225 @@
+"""Rooms in Redis: create, load, commit-if-version, recent diffs, idempotency records.
+
+Every key of a room shares the hash tag ``{<room id>}`` so one Lua script touches them all,
+ready for Redis Cluster:
+
+* ``room:{id}:room``      hash: ``version`` and ``doc`` (msgpack of :func:`rooms.room_doc`)
+* ``room:{id}:diffs``     list: the last diff frames, the newest at the end
+* ``room:{id}:acks``      hash: ``<version>:<player>:<request id>`` -> version committed
+* ``room:{id}:watchers``  hash: server process id -> spectators watching through it
+* channel ``room:{id}``   diff frames, each behind its 8-byte version
+
+The commit script checks the version, writes, trims and publishes in one step.  Nothing the
+script publishes leaves Redis before the write is in the append-only file: with
+``appendfsync always`` Redis fsyncs before it writes any reply or pushed message back out.
+No decisions here; the Redis client is always an argument.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from typing import Any
+
+import msgpack
+import redis.asyncio as aioredis
+from redis.exceptions import NoScriptError
+
+from server.rooms import Room, RoomId, room_doc, room_from_doc
+
+DIFF_HISTORY = 100
+"""Diffs kept per room to answer small gaps; older gaps get a snapshot."""
+
+
+def room_key(room_id: RoomId) -> str:
+    return f"room:{{{room_id}}}:room"
+
+
+def diffs_key(room_id: RoomId) -> str:
+    return f"room:{{{room_id}}}:diffs"
+
+
+def acks_key(room_id: RoomId) -> str:
+    return f"room:{{{room_id}}}:acks"
+
+
+def watchers_key(room_id: RoomId) -> str:
+    return f"room:{{{room_id}}}:watchers"
+
+
+def channel(room_id: RoomId) -> str:
+    return f"room:{{{room_id}}}"
+
+
+def room_of_channel(name: str) -> RoomId:
+    return name[len("room:{") : -1]
+
+
+@dataclass(frozen=True, slots=True)
+class Loaded:
+    """A room and the exact plain document it was read from (what diffs start from)."""
+
+    room: Room
+    doc: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class CommitResult:
+    """``applied``; or ``duplicate`` (this request was committed before, as ``version``);
+    or neither: the room had moved on to ``version`` and nothing was written."""
+
+    applied: bool
+    duplicate: bool
+    version: int
+
+
+def pack(doc: Any) -> bytes:
+    return msgpack.packb(doc, use_bin_type=True)
+
+
+def unpack(data: bytes) -> Any:
+    return msgpack.unpackb(data, raw=False)
+
+
+async def create_room(client: aioredis.Redis, room: Room) -> Room:
+    """Store ``room`` unless a room with its id exists; returns the stored one (idempotent)."""
+    doc = pack(room_doc(room))
+    created = await _run(client, _CREATE, [room_key(room.id)], [str(room.version), doc])
+    if created:
+        return room
+    loaded = await load_room(client, room.id)
+    assert loaded is not None
+    return loaded.room
+
+
+async def load_room(client: aioredis.Redis, room_id: RoomId) -> Loaded | None:
+    """The room as stored, or None if there is no such room."""
+    data = await client.hget(room_key(room_id), "doc")
+    if data is None:
+        return None
+    doc = unpack(data)
+    return Loaded(room_from_doc(doc), doc)
+
+
+async def load_doc(client: aioredis.Redis, room_id: RoomId) -> dict[str, Any] | None:
+    """The stored plain document of a room (for snapshots), or None."""
+    data = await client.hget(room_key(room_id), "doc")
+    return None if data is None else unpack(data)
+
+
+async def commit(
+    client: aioredis.Redis,
+    room_id: RoomId,
+    expected_version: int,
+    new_version: int,
+    doc: bytes,
+    diff_frame: bytes,
+    ack_field: str = "",
+    history: int = DIFF_HISTORY,
+) -> CommitResult:
+    """Write the new document, keep its diff, record the ack and publish, all only if the
+    room is still at ``expected_version`` and ``ack_field`` was never committed."""
+    result = await _run(
+        client,
+        _COMMIT,
+        [room_key(room_id), diffs_key(room_id), acks_key(room_id)],
+        [
+            str(expected_version),
+            str(new_version),
+            doc,
+            diff_frame,
+            ack_field,
+            str(history),
+            channel(room_id),
+        ],
+    )
+    status, version = int(result[0]), int(result[1])
+    return CommitResult(applied=status == 1, duplicate=status == 2, version=version)
+
+
+async def find_ack(client: aioredis.Redis, room_id: RoomId, ack_field: str) -> int | None:
+    """The version a request with this ack field committed, or None if it never did."""
+    value = await client.hget(acks_key(room_id), ack_field)
+    return None if value is None else int(value)
+
+
+async def diffs_since(
+    client: aioredis.Redis, room_id: RoomId, version: int
+) -> tuple[int, list[bytes] | None]:
+    """The room's version and the diff frames after ``version``, or None when the kept history
+    does not reach back that far (or ``version`` is in the future): send a snapshot."""
+    async with client.pipeline(transaction=True) as pipe:
+        pipe.hget(room_key(room_id), "version")
+        pipe.lrange(diffs_key(room_id), 0, -1)
+        current_raw, frames = await pipe.execute()
+    if current_raw is None:
+        return -1, None
+    current = int(current_raw)
+    missing = current - version
+    if missing < 0 or missing > len(frames):
+        return current, None
+    return current, frames[len(frames) - missing :] if missing else []
+
+
+async def change_watchers(
+    client: aioredis.Redis, room_id: RoomId, process_id: str, delta: int
+) -> int:
+    """Add ``delta`` to this process's spectators of a room; returns the total over processes."""
+    return int(await _run(client, _WATCHERS, [watchers_key(room_id)], [process_id, str(delta)]))
+
+
+async def session_secret(client: aioredis.Redis, fresh: bytes) -> bytes:
+    """The secret shared by every server process on this Redis (``fresh`` if none was set)."""
+    await client.set("server:session_secret", fresh, nx=True)
+    stored = await client.get("server:session_secret")
+    assert stored is not None
+    return bytes(stored)
+
+
+class _Script:
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.sha = hashlib.sha1(source.encode()).hexdigest()
+
+
+async def _run(client: aioredis.Redis, script: _Script, keys: list[str], args: list[Any]) -> Any:
+    try:
+        return await client.evalsha(script.sha, len(keys), *keys, *args)
+    except NoScriptError:
+        return await client.eval(script.source, len(keys), *keys, *args)
+
+
+_CREATE = _Script(
+    """
+if redis.call('HSETNX', KEYS[1], 'doc', ARGV[2]) == 0 then return 0 end
+redis.call('HSET', KEYS[1], 'version', ARGV[1])
+return 1
+"""
+)
+
+_COMMIT = _Script(
+    """
+if ARGV[5] ~= '' then
+  local done = redis.call('HGET', KEYS[3], ARGV[5])
+  if done then return {2, tonumber(done)} end
+end
+local current = redis.call('HGET', KEYS[1], 'version')
+if current ~= ARGV[1] then return {0, tonumber(current or '-1')} end
+redis.call('HSET', KEYS[1], 'version', ARGV[2], 'doc', ARGV[3])
+redis.call('RPUSH', KEYS[2], ARGV[4])
+redis.call('LTRIM', KEYS[2], -tonumber(ARGV[6]), -1)
+if ARGV[5] ~= '' then redis.call('HSET', KEYS[3], ARGV[5], ARGV[2]) end
+redis.call('PUBLISH', ARGV[7], struct.pack('>I4I4', 0, tonumber(ARGV[2])) .. ARGV[4])
+return {1, tonumber(ARGV[2])}
+"""
+)
+
+_WATCHERS = _Script(
+    """
+local n = redis.call('HINCRBY', KEYS[1], ARGV[1], tonumber(ARGV[2]))
+if n <= 0 then redis.call('HDEL', KEYS[1], ARGV[1]) end
+local total = 0
+for _, v in ipairs(redis.call('HVALS', KEYS[1])) do total = total + tonumber(v) end
+return total
+"""
+)

@@ -1,0 +1,19 @@
+"""Fixtures of the server tests: the test-only game, registered for the test session only."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from types import ModuleType
+
+import pytest
+
+from rules import GAMES
+from tests.server import tictactoe
+
+
+@pytest.fixture(scope="session")
+def ttt() -> Iterator[ModuleType]:
+    """tic-tac-toe in ``rules.GAMES`` while the tests that ask for it run."""
+    GAMES[tictactoe.NAME] = tictactoe  # type: ignore[assignment]
+    yield tictactoe
+    GAMES.pop(tictactoe.NAME, None)
