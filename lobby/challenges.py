@@ -11,6 +11,7 @@ never Redis.
 
 from __future__ import annotations
 
+import hashlib
 import random
 from dataclasses import dataclass, replace
 from enum import Enum
@@ -312,6 +313,12 @@ def rematch(finished: FinishedGame, by: Player, id: ChallengeId, now: float) -> 
         closed=now,
         rematch_of=finished.room_id,
     )
+
+
+def rematch_id(room_id: str) -> ChallengeId:
+    """The id of the rematch of a room's game: the same for both players who ask for it, and
+    short and plain whatever the room id (a rematch of a rematch does not grow)."""
+    return "rm-" + hashlib.blake2b(room_id.encode(), digest_size=8).hexdigest()
 
 
 def _check_still_open(challenge: Challenge, now: float) -> None:

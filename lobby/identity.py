@@ -149,3 +149,11 @@ def player_from_data(data: dict[str, object]) -> Player:
         return Player(id=str(data["id"]), name=str(data["name"]), guest=bool(data["guest"]))
     except (KeyError, TypeError) as error:
         raise ValueError(f"not player data: {error!r}") from error
+
+
+def is_guest_id(player_id: PlayerId) -> bool:
+    """Whether an id belongs to a guest (``g:``) rather than an account (``u:``).
+
+    Lets a caller that kept only ids and names (a room's seats) rebuild a :class:`Player`.
+    """
+    return player_id.startswith("g:")

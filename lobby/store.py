@@ -349,11 +349,11 @@ async def rematch_challenge(
 ) -> Challenge:
     """An accepted rematch of a finished game, stored once under its id and announced.
 
-    Idempotent on ``id`` (default ``{room_id}-rematch``): when both players ask at once, both
-    get the one stored first.  Raises UnknownRoomError, NotAPlayerError.
+    Idempotent on ``id`` (default :func:`lobby.challenges.rematch_id`): when both players ask
+    at once, both get the one stored first.  Raises UnknownRoomError, NotAPlayerError.
     """
     finished = await finished_game(redis, room_id)
-    challenge = challenges.rematch(finished, by, id or f"{room_id}-rematch", now)
+    challenge = challenges.rematch(finished, by, id or challenges.rematch_id(room_id), now)
     stored = await redis.set(
         _challenge_key(challenge.id),
         _dump(challenge.to_data()),

@@ -7,6 +7,7 @@ import pytest
 from lobby import accounts
 from lobby.accounts import Account, LoginLimits, ScryptParams
 from lobby.errors import BadNameError, RateLimitedError, WeakPasswordError
+from lobby.identity import is_guest_id, new_guest
 
 CHEAP = ScryptParams(n=2**8, r=8, p=1)
 """Fast parameters for tests that hash many times; one test checks the real default."""
@@ -122,3 +123,9 @@ def test_one_address_failing_on_many_names_is_limited_too() -> None:
 def test_the_longer_of_the_two_waits_applies() -> None:
     wait = accounts.login_retry_after([50.0, 60.0, 70.0], [1.0, 2.0, 3.0, 4.0, 5.0], 80.0, LIMITS)
     assert wait == pytest.approx(70.0)
+
+
+def test_account_and_guest_ids_tell_themselves_apart() -> None:
+    account = accounts.new_account("alice", "long enough", now=0.0, params=CHEAP)
+    assert not is_guest_id(account.player.id)
+    assert is_guest_id(new_guest().id)

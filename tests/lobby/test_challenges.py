@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 import pytest
@@ -285,3 +286,12 @@ def test_a_rematch_cannot_be_accepted_again() -> None:
     again = challenges.rematch(finished(), ALICE, "r", 30.0)
     with pytest.raises(AlreadyAcceptedError):
         challenges.accept(again, BOB, 31.0, 0)
+
+
+def test_rematch_ids_are_shared_short_and_plain() -> None:
+    first = challenges.rematch_id("room1")
+    assert first == challenges.rematch_id("room1") != challenges.rematch_id("room2")
+    chain = "abcdefghijkl"
+    for _ in range(10):
+        chain = challenges.rematch_id(chain)
+        assert re.fullmatch(r"[a-z0-9-]{1,32}", chain)

@@ -16,7 +16,7 @@ import redis.asyncio as aioredis
 
 from lobby import store
 from lobby.accounts import LoginLimits, ScryptParams
-from lobby.challenges import ChallengeLimits, Colour, Status
+from lobby.challenges import ChallengeLimits, Colour, Status, rematch_id
 from lobby.errors import (
     AlreadyAcceptedError,
     BadCredentialsError,
@@ -569,7 +569,7 @@ async def test_a_rematch_is_stored_once_when_both_players_ask(
     )
     assert first == second
     assert first.seats == (bob, alice) and first.status is Status.ACCEPTED
-    assert first.id == f"{live.room_id}-rematch"
+    assert first.id == rematch_id(live.room_id)
     assert await store.get_challenge(redis_client, first.id) == first
     carol = await account(redis_client, "carol")
     with pytest.raises(NotAPlayerError):
