@@ -295,3 +295,40 @@ def test_rematch_ids_are_shared_short_and_plain() -> None:
     for _ in range(10):
         chain = challenges.rematch_id(chain)
         assert re.fullmatch(r"[a-z0-9-]{1,32}", chain)
+
+
+def test_every_kind_of_refusal_has_its_own_code() -> None:
+    kinds = LobbyError.__subclasses__()
+    codes = [kind.code for kind in kinds]
+    assert len(kinds) >= 9 and len(set(codes)) == len(codes)
+    assert LobbyError.code not in codes
+    assert all(re.fullmatch(r"[a-z]+(-[a-z]+)*", code) for code in codes)
+
+
+PIE_GAMES = sorted(
+    name for name, rules in GAMES.items() if any(f.name == "no_swap" for f in rules.FLAGS)
+)
+
+
+@pytest.mark.parametrize("game", PIE_GAMES)
+def test_the_swap_offer_travels_in_the_options_into_the_rematch(game: str) -> None:
+    rules = find_game(game)
+    off = challenges.create("c", ALICE, BOB, game, "-no_swap", Colour.MINE, False, 0.0, 0)
+    on = challenges.create("d", ALICE, BOB, game, "-swap", Colour.MINE, False, 0.0, 0)
+    assert rules.parse_options(off.options) != rules.parse_options(on.options)
+    accepted = challenges.accept(off, BOB, 1.0, 0)
+    old = FinishedGame(
+        room_id=accepted.id,
+        game=game,
+        options=accepted.options,
+        players=accepted.seats or (ALICE, BOB),
+        rated=False,
+        started=1.0,
+        finished=2.0,
+        record=(),
+        winner=None,
+        reason="aborted",
+    )
+    again = challenges.rematch(old, BOB, "r", 3.0)
+    assert again.options == off.options
+    assert rules.parse_options(again.options) == rules.parse_options("-no_swap")
