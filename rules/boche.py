@@ -76,7 +76,15 @@ from rules.api import (
     options_from_flags,
 )
 from rules.geometry import graph
-from rules.geometry.trigrid import MAX_SIZE, SIDES, Pyramid, format_label, parse_label, pyramid
+from rules.geometry.trigrid import (
+    MAX_SIZE,
+    SIDES,
+    Pyramid,
+    format_label,
+    parse_label,
+    point_xy,
+    pyramid,
+)
 from rules.pie import PIE_FLAGS, SWAP, Swap, can_swap, is_swap_text
 
 NAME = "boche"
@@ -730,7 +738,7 @@ def _faces_data(tables: _Tables, state: State) -> list[PlainData]:
             {
                 "position": tables.grid.labels[p],
                 "face": SIDES[x],
-                "corners": [list(_point_xy(tables.points[k])) for k in corners],
+                "corners": [list(point_xy(tables.points[k])) for k in corners],
                 "colours": [SEAT_NAMES[surface.colour(k)] for k in corners],
                 "band": "TF" if tables.band_tf[state.board[p]][x] else "AB",
             }
@@ -738,105 +746,95 @@ def _faces_data(tables: _Tables, state: State) -> list[PlainData]:
     return faces
 
 
-_COLS_PER_UNIT = 6
+_PICTURES = r"""
+    +---oo+        +---oo+        +---oo+        +---oo+
+   / \ ooooo      / \   ooo      / \ ooooo      / \   ooo
+  ooooooooo \    ooooooo   \    o   oooo  \    o   ooo   \
+ +ooooo+oo---+  +ooooo+oo---+  +oo oo+oo---+  +oo oo+oo---+
+  ooooooooo /    ooooooo   /    o   ooo   /    o   oooo  /
+   \ / ooooo      \ /   ooo      \ /   ooo      \ / ooooo
+    +---oo+        +---oo+        +---oo+        +---oo+
+    +ooo--+        +ooo--+        +ooo--+        +ooo--+
+   oooo    \      ooooooo \      oooo    \      ooooooo \
+  /   \    oo    /   \  oooo    /ooo\    oo    /ooo\  oooo
+ +     +--ooo+  +     +--ooo+  +  oo +--ooo+  +  oo +--ooo+
+  \   /    oo    \   /  oooo    \ooo/  oooo    \ooo/    oo
+   oooo    /      ooooooo /      ooooooo /      oooo    /
+    +ooo--+        +ooo--+        +ooo--+        +ooo--+
+"""
+"""The eight rotations as pbmserv draws them (help page [S1]), a-d above e-h; Dark is ``o``."""
+
+_HOLE = r"""
+   +-----+
+  /     . \
+ /     .   \
++ . . .     +
+ \     .   /
+  \     . /
+   +-----+
+"""
+"""An empty hole: its outline and the dotted Y to its far corners; the label goes right of it."""
+
 _ROWS_PER_UNIT = 3 / (math.sqrt(3) / 2)
+"""pbmserv's scale: a hexagon is 13 characters wide (radius 6 columns) and 7 rows high."""
 
 
-def _point_xy(point: Point) -> tuple[float, float]:
-    return point[0] - (point[1] + point[2]) / 2, math.sqrt(3) / 2 * (point[1] - point[2])
+def _art(text: str, first: int, count: int) -> tuple[dict[tuple[int, int], str], ...]:
+    """Cut ``count`` hexagon pictures out of 7-row blocks of four pictures 15 columns apart,
+    the first one's left vertex in column ``first``.
+
+    Each picture maps (column, row) offsets from the hexagon's centre to its character.
+    """
+    lines = text.strip("\n").split("\n")
+    pictures = []
+    for k in range(count):
+        top = 7 * (k // 4)
+        left = first + 15 * (k % 4)
+        picture = {}
+        for row in range(7):
+            line = lines[top + row].ljust(left + 13)
+            for col in range(13):
+                picture[(col - 6, row - 3)] = line[left + col]
+        pictures.append(picture)
+    return tuple(pictures)
 
 
-def _cell(xy: tuple[float, float]) -> tuple[int, int]:
-    return round(xy[0] * _COLS_PER_UNIT), round(-xy[1] * _ROWS_PER_UNIT)
+_CUBE_ART = _art(_PICTURES, 1, 8)
+_HOLE_ART = _art(_HOLE, 0, 1)[0]
 
 
-def _segment(canvas: dict[tuple[int, int], str], a: tuple[int, int], b: tuple[int, int]) -> None:
-    """An edge between two vertices: ``-`` level, ``/`` or ``\\`` at 60 degrees."""
-    (c0, r0), (c1, r1) = sorted((a, b), key=lambda cell: cell[1])
-    if r0 == r1:
-        for col in range(min(c0, c1) + 1, max(c0, c1)):
-            canvas[(col, r0)] = "-"
-        return
-    step = 1 if c1 > c0 else -1
-    mark = "\\" if step > 0 else "/"
-    for i in range(1, r1 - r0):
-        canvas[(c0 + i * step, r0 + i)] = mark
-    canvas.setdefault(a, "+")
-    canvas.setdefault(b, "+")
+def _rhombus(axis: int) -> tuple[tuple[int, int], ...]:
+    """The character cells of upper face ``F_axis`` (edges included) around a hexagon centre:
+    ``F_U`` is the left rhombus, ``F_W`` the upper one, ``F_V`` the lower one (§1.4)."""
+    if axis == 0:
+        return tuple((c, r) for r in range(-3, 4) for c in range(-6 + abs(r), 1 - abs(r)))
+    if axis == 2:
+        return tuple((c, r) for r in range(-3, 1) for c in range(r, 7 + r))
+    return tuple((c, r) for r in range(0, 4) for c in range(-r, 7 - r))
 
 
-def _hexagon(centre: tuple[float, float]) -> list[tuple[int, int]]:
-    cx, cy = centre
-    h = math.sqrt(3) / 2
-    return [
-        _cell(v)
-        for v in (
-            (cx + 1, cy),
-            (cx + 0.5, cy + h),
-            (cx - 0.5, cy + h),
-            (cx - 1, cy),
-            (cx - 0.5, cy - h),
-            (cx + 0.5, cy - h),
-        )
-    ]
+_RHOMBI = (_rhombus(0), _rhombus(1), _rhombus(2))
+
+
+def _centre_cell(xy: tuple[float, float]) -> tuple[int, int]:
+    return round(xy[0] * 6), round(-xy[1] * _ROWS_PER_UNIT)
 
 
 def _draw_hole(canvas: dict[tuple[int, int], str], grid: Pyramid, p: int) -> None:
-    vertices = _hexagon(grid.xy[p])
-    for i, vertex in enumerate(vertices):
-        _segment(canvas, vertex, vertices[(i + 1) % 6])
-    for vertex in vertices:
-        canvas[vertex] = "+"
-    col, row = _cell(grid.xy[p])
-    label = grid.labels[p]
-    for i, char in enumerate(label):
-        canvas[(col - len(label) // 2 + i, row)] = char
+    col, row = _centre_cell(grid.xy[p])
+    for (dc, dr), char in _HOLE_ART.items():
+        if char != " " or (col + dc, row + dr) not in canvas:
+            canvas[(col + dc, row + dr)] = char
+    for i, char in enumerate(grid.labels[p]):
+        canvas[(col + 2 + i, row)] = char
 
 
 def _draw_faces(canvas: dict[tuple[int, int], str], tables: _Tables, state: State) -> None:
+    """Stamp each visible face from its cube's picture, lowest level first, as pbmserv does."""
     assert state.z is not None
     surface = _Surface(tables, state.board, state.z)
     for p, x in surface.visible_faces():
-        t, a, f, b = (tables.points[k] for k in tables.face_corners[p * 3 + x])
-        tf = tables.band_tf[state.board[p]][x]
-        colour_t = surface.colour(tables.face_corners[p * 3 + x][0])
-        colour_a = colour_t.other
-        xt, xa, xb = _point_xy(t), _point_xy(a), _point_xy(b)
-        cells = [_cell(_point_xy(k)) for k in (t, a, f, b)]
-        # Fill: local coordinates (s, t) of each character cell in the rhombus T, A, F, B.
-        ax, ay = xa[0] - xt[0], xa[1] - xt[1]
-        bx, by = xb[0] - xt[0], xb[1] - xt[1]
-        det = ax * by - ay * bx
-        cols = [c for c, _ in cells]
-        rows = [r for _, r in cells]
-        for row in range(min(rows), max(rows) + 1):
-            for col in range(min(cols), max(cols) + 1):
-                px = col / _COLS_PER_UNIT - xt[0]
-                py = -row / _ROWS_PER_UNIT - xt[1]
-                s = (px * by - py * bx) / det
-                u = (ax * py - ay * px) / det
-                if not (-1e-9 <= s <= 1 + 1e-9 and -1e-9 <= u <= 1 + 1e-9):
-                    continue
-                if tf:  # caps around A (1, 0) and B (0, 1) have A's colour
-                    in_cap = math.hypot(s - 1, u) < 0.5 or math.hypot(s, u - 1) < 0.5
-                    colour = colour_a if in_cap else colour_t
-                else:  # caps around T (0, 0) and F (1, 1) have T's colour
-                    in_cap = math.hypot(s, u) < 0.5 or math.hypot(s - 1, u - 1) < 0.5
-                    colour = colour_t if in_cap else colour_a
-                canvas[(col, row)] = "o" if colour == DARK else " "
-        for i in range(4):
-            one, two = cells[i], cells[(i + 1) % 4]
-            _edge_over_fill(canvas, one, two)
-        for cell in cells:
-            canvas[cell] = "+"
-
-
-def _edge_over_fill(
-    canvas: dict[tuple[int, int], str], a: tuple[int, int], b: tuple[int, int]
-) -> None:
-    """Draw an edge only where the fill left the cell light, as pbmserv does."""
-    marks: dict[tuple[int, int], str] = {}
-    _segment(marks, a, b)
-    for cell, mark in marks.items():
-        if mark != "+" and canvas.get(cell, " ") == " ":
-            canvas[cell] = mark
+        col, row = _centre_cell(tables.grid.xy[p])
+        picture = _CUBE_ART[state.board[p]]
+        for dc, dr in _RHOMBI[x]:
+            canvas[(col + dc, row + dr)] = picture[(dc, dr)]
