@@ -1,0 +1,805 @@
+"""Marque: Go-like capture and connection of bases on a 3.4.6.4 tiling (``shared/rules/marque.md``).
+
+Pure rules behind the common API of :mod:`rules.api`; imports only :mod:`rules.api` and
+:mod:`rules.geometry.marque_tiling` (the 96 cells, their labels and adjacency, the bases).
+
+Model.  Seat.FIRST is O (white), Seat.SECOND is X (black).  A position is two bitmasks of cell
+ids (bit ``c`` set = a piece on cell ``c``), which makes copying, hashing and the group floods
+cheap.  A move is one cell or two edge-adjacent triangles (spec §4); its text is the spec's
+canonical form (``f3``, ``f3,f4``).  After placing, opponent groups without freedom are removed,
+then a mover's group without freedom makes the move illegal (§5); a player may not repeat the
+set of cells of their own previous move (§6).  A group *holds* a base when it contains three
+cyclically consecutive triangles of it (§8); the mover wins when the group holding the new
+piece(s) holds a set of bases that satisfies the game's formation (§9, §10).
+
+Decisions (the spec's, §0 and §14, unless said):
+
+* Default formation ``non_adj_3`` (three pairwise non-adjacent bases, {A,E,F} or {B,C,G});
+  flags ``-any_2 -any_3 -any_4 -non_adj_2 -opposite -y`` choose the others; two different
+  formation flags are incompatible.  ``-y`` (D plus {A,E,F} or {B,C,G}) is experimental.
+* No swap, no voluntary pass.  A player without a legal move passes automatically inside
+  :func:`play`; a forced pass answered by a forced pass ends the game in a draw.  A forced
+  pass clears that player's previous move (it blocks nothing afterwards).
+* Unknown labels and ``f3,f3`` are syntax errors (InvalidMoveError: ``unknown-cell``,
+  ``same-cell-twice``); ``pass`` is never accepted as input.  Every illegal move's message
+  ends with the spec's reason code in parentheses, e.g. ``(suicide)``.
+* Only the group containing the new pieces is examined for a win: every other group of the
+  mover was examined when it last changed (§10), so a game played from the start cannot hold
+  an unnoticed winning group.
+* The third-repetition draw of §10 is a server setting and is not part of these rules.
+* Group searches are bitmask floods written here rather than :mod:`rules.geometry.graph`
+  calls: with 96-bit masks a flood, its freedoms and the capture test are a few integer
+  operations per cell, which the random-playout speed target needs.
+
+``to_data(state)`` is a dict (coordinates in cell-edge units, x to the right, y pointing down,
+the centre of base D at the origin):
+
+* ``game`` ``"marque"``; ``options`` the flag text; ``formation`` its name; ``ply`` moves
+  played (forced passes not counted); ``to_move`` ``"white"``/``"black"`` or None once the game
+  is over; ``turn`` the seat whose turn it is or would be; ``last_move`` the text of the last
+  move or None, ``last_mover`` its seat; ``passes`` the seats that were forced to pass after it
+  (in order); ``previous`` ``{"white": text|None, "black": text|None}``, each player's own
+  previous move (the one they may not repeat); ``captured`` the labels the last move removed;
+  ``scores`` None (Marque does not score); ``outcome`` None or
+  ``{"winner": "white"|"black"|None, "reason": str}``.
+* ``pieces``: ``{"white": [labels], "black": [labels]}``.
+* ``cells``: one ``{"cell", "shape", "base", "x", "y", "points"}`` per cell: ``shape`` is
+  ``"base-tri"``, ``"square"`` or ``"iso-tri"``; ``base`` the letter of a base triangle's base
+  (else None); ``x, y`` the centroid; ``points`` the corners ``[[x, y], ...]``.
+* ``bases``: one ``{"base", "x", "y"}`` per base A-G (its centre, for the letter).
+* ``occupied``: ``{"white": [letters], "black": [letters]}``, the bases each player occupies.
+* ``winning_group``: the labels of the winner's winning group, or None.
+* ``legal``: the legal move texts (empty once the game is over; never more than 138).
+
+:func:`from_data` reads ``options``, ``pieces``, ``turn``, ``ply``, ``previous``,
+``last_move``, ``last_mover``, ``passes``, ``captured`` and ``outcome``; the rest is derived.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import operator
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from functools import cache
+from typing import TypeAlias
+
+from rules.api import (
+    Flag,
+    IllegalMoveError,
+    InvalidMoveError,
+    OptionsError,
+    Outcome,
+    PlainData,
+    Seat,
+    options_flags_text,
+    options_from_flags,
+)
+from rules.geometry import marque_tiling as tiling
+
+NAME = "marque"
+SEAT_NAMES = ("white", "black")
+SEAT_MARKS = ("o", "x")
+"""How the pbmserv board writes each seat's pieces (O is white, X is black)."""
+
+FORMATIONS = ("non_adj_3", "any_2", "any_3", "any_4", "non_adj_2", "opposite", "y")
+"""Winning formations of spec §9; the first is the default."""
+
+FLAGS: Sequence[Flag] = (
+    Flag("any_2", "formation", "any_2", help="win by joining any two occupied bases"),
+    Flag("any_3", "formation", "any_3", help="win by joining any three occupied bases"),
+    Flag("any_4", "formation", "any_4", help="win by joining any four occupied bases"),
+    Flag("non_adj_2", "formation", "non_adj_2", help="win by joining two non-adjacent bases"),
+    Flag("opposite", "formation", "opposite", help="win by joining two opposite bases"),
+    Flag("y", "formation", "y", help="(experimental) win by joining D and three alternate bases"),
+)
+"""Default (no flag): win by joining three pairwise non-adjacent occupied bases."""
+
+
+@dataclass(frozen=True, slots=True)
+class Options:
+    """The winning formation (spec §9); pbmserv's default is ``non_adj_3``."""
+
+    formation: str = FORMATIONS[0]
+
+    def __post_init__(self) -> None:
+        if self.formation not in FORMATIONS:
+            raise OptionsError(f"unknown formation {self.formation!r}")
+
+
+Chains: TypeAlias = tuple[tuple[int, int], ...]
+"""One seat's groups as (group mask, border mask) pairs; the border is every cell next to the
+group, so a group's freedoms are ``border & empty`` and never need a search."""
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    """One cell, or two edge-adjacent triangles: cell ids, ascending."""
+
+    cells: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class State:
+    """A position: both players' pieces as bitmasks of cell ids, indexed by Seat."""
+
+    options: Options
+    pieces: tuple[int, int] = (0, 0)
+    turn: Seat = Seat.FIRST
+    ply: int = 0
+    """Moves played; the first move (ply 0) must be one triangle."""
+    previous: tuple[Move | None, Move | None] = (None, None)
+    """Each seat's own previous move, which it may not repeat (None: none, or a pass)."""
+    last_move: Move | None = None
+    last_mover: Seat | None = None
+    passes: tuple[Seat, ...] = ()
+    """Seats forced to pass after the last move, in order (two of them end the game)."""
+    captured: int = 0
+    """The cells the last move removed."""
+    outcome: Outcome | None = None
+    chains: tuple[Chains, Chains] | None = field(default=None, compare=False, repr=False)
+    """Derived from ``pieces`` and kept for speed: each seat's groups (see :data:`Chains`)."""
+
+
+def parse_options(text: str) -> Options:
+    """pbmserv flags (``-opposite``) to Options; raises OptionsError naming a bad flag."""
+    return options_from_flags(Options, text, FLAGS)
+
+
+def options_text(options: Options) -> str:
+    """The flags of ``options``, empty for the default formation."""
+    return options_flags_text(options, FLAGS)
+
+
+def new_game(options: Options) -> State:
+    """The empty board, O to move."""
+    return State(options)
+
+
+def to_move(state: State) -> Seat | None:
+    """The seat to move, or None once the game is over."""
+    return None if state.outcome is not None else state.turn
+
+
+def outcome(state: State) -> Outcome | None:
+    """The win or draw that ended the game, or None while it goes on."""
+    return state.outcome
+
+
+def scores(state: State) -> tuple[int, int] | None:
+    """Marque does not score (captures count for nothing, spec §5)."""
+    return None
+
+
+def legal_moves(state: State) -> Iterator[Move]:
+    """Every legal move, singles by cell then pairs, each once (spec §4-§6)."""
+    if state.outcome is not None:
+        return iter(())
+    seat = state.turn
+    chains = _chains(state)
+    return iter(
+        _legal(
+            state.pieces[seat],
+            state.pieces[1 - seat],
+            chains[seat],
+            chains[1 - seat],
+            state.ply == 0,
+            state.previous[seat],
+        )
+    )
+
+
+def play(state: State, move: Move) -> State:
+    """The position after ``move``, with any forced passes that follow it.
+
+    Raises IllegalMoveError (reason code in parentheses) and leaves ``state`` unchanged.
+    """
+    if state.outcome is not None:
+        raise IllegalMoveError("the game is over")
+    if not isinstance(move, Move):
+        raise IllegalMoveError(f"not a Marque move: {move!r}")
+    seat = state.turn
+    own, opp = state.pieces[seat], state.pieces[1 - seat]
+    mask = _SHAPE_MASKS.get(move.cells, 0)
+    if not mask or state.ply == 0:
+        mask = _check_shape(move.cells, state.ply == 0)
+    if mask & (own | opp):
+        raise IllegalMoveError(f"{move_text(move)}: that cell is occupied (cell-occupied)")
+    if move == state.previous[seat] and state.previous[seat] is not None:
+        raise IllegalMoveError(
+            f"{move_text(move)} repeats your own previous move (repeats-own-previous-move)"
+        )
+    chains = _chains(state)
+    resolved = _resolve(own, opp, chains[seat], chains[1 - seat], mask)
+    if resolved is None:
+        raise IllegalMoveError(
+            f"{move_text(move)} would leave your group without a freedom (suicide)"
+        )
+    own, opp, own_chains, opp_chains, group, captured = resolved
+    if seat == Seat.FIRST:
+        pieces, chains = (own, opp), (own_chains, opp_chains)
+        previous: tuple[Move | None, Move | None] = (move, state.previous[1])
+    else:
+        pieces, chains = (opp, own), (opp_chains, own_chains)
+        previous = (state.previous[0], move)
+    options, ply = state.options, state.ply + 1
+    held = _held(group) if (group & _BASE_TRIANGLE_MASK).bit_count() >= 6 else 0
+    if _WINS[options.formation][held]:
+        won = Outcome(seat, f"{SEAT_NAMES[seat]} joined bases {_base_letters(held)}")
+        return State(options, pieces, seat.other, ply, previous, move, seat, (), captured, won)
+    other = seat.other
+    if _has_legal(opp, own, opp_chains, own_chains, previous[other]):
+        return State(options, pieces, other, ply, previous, move, seat, (), captured, None, chains)
+    # The opponent must pass: the turn comes back, and a pass blocks nothing later.
+    previous = (None, previous[1]) if other == Seat.FIRST else (previous[0], None)
+    if _has_legal(own, opp, own_chains, opp_chains, move):
+        passes = (other,)
+        return State(
+            options, pieces, seat, ply, previous, move, seat, passes, captured, None, chains
+        )
+    draw = Outcome(None, "neither player has a legal move")
+    return State(options, pieces, other, ply, previous, move, seat, (other, seat), captured, draw)
+
+
+def parse_move(state: State, text: str) -> Move:
+    """``f3`` or ``f3,f4`` (any case, blanks around labels and the comma) to a Move.
+
+    Raises InvalidMoveError for an unknown label (``unknown-cell``), a cell given twice
+    (``same-cell-twice``), ``pass`` or anything else that is not one or two labels.
+    """
+    words = text.strip().lower().split(",")
+    if len(words) > 2:
+        raise InvalidMoveError("a move is one cell or two cells separated by a comma: f3,f4")
+    cells = []
+    for word in words:
+        label = word.strip()
+        if label == "pass":
+            raise InvalidMoveError(
+                "a pass cannot be chosen: it is made for a player who cannot move"
+            )
+        cell = tiling.CELL_IDS.get(label)
+        if cell is None:
+            raise InvalidMoveError(f"there is no cell {label!r} (unknown-cell)")
+        cells.append(cell)
+    if len(cells) == 2:
+        if cells[0] == cells[1]:
+            raise InvalidMoveError(f"{words[0].strip()} is given twice (same-cell-twice)")
+        return _PAIR_MOVES.get((min(cells), max(cells))) or Move((min(cells), max(cells)))
+    return _SINGLE_MOVES[cells[0]]
+
+
+def move_text(move: Move) -> str:
+    """The canonical text: lower case, a pair's labels sorted and joined by a comma."""
+    return ",".join(tiling.LABELS[cell] for cell in move.cells)
+
+
+def occupied_bases(state: State, seat: Seat) -> frozenset[str]:
+    """The letters of the bases ``seat`` occupies (three consecutive triangles, spec §8)."""
+    return frozenset(_base_letters(_held(state.pieces[seat])).split(", ")) - {""}
+
+
+def groups(state: State, seat: Seat) -> list[frozenset[str]]:
+    """The labels of each group of ``seat``, largest first (for tests and displays)."""
+    stones = state.pieces[seat]
+    found = []
+    while stones:
+        group = _group(_cell_of(stones & -stones), stones)
+        stones &= ~group
+        found.append(frozenset(_labels(group)))
+    return sorted(found, key=lambda g: (-len(g), sorted(g)))
+
+
+def winning_group(state: State, seat: Seat) -> frozenset[str] | None:
+    """A group of ``seat`` whose held bases satisfy the formation, or None."""
+    formation = _WINS[state.options.formation]
+    stones = state.pieces[seat]
+    while stones:
+        group = _group(_cell_of(stones & -stones), stones)
+        stones &= ~group
+        if formation[_held(group)]:
+            return frozenset(_labels(group))
+    return None
+
+
+def to_data(state: State) -> PlainData:
+    """Plain data for storage and drawing; the shape is in the module docstring."""
+    seat = to_move(state)
+    winner = None if state.outcome is None else state.outcome.winner
+    winning = None if winner is None else winning_group(state, winner)
+    return {
+        "game": NAME,
+        "options": options_text(state.options),
+        "formation": state.options.formation,
+        "ply": state.ply,
+        "to_move": None if seat is None else SEAT_NAMES[seat],
+        "turn": SEAT_NAMES[state.turn],
+        "last_move": None if state.last_move is None else move_text(state.last_move),
+        "last_mover": None if state.last_mover is None else SEAT_NAMES[state.last_mover],
+        "passes": [SEAT_NAMES[s] for s in state.passes],
+        "previous": {
+            name: None if move is None else move_text(move)
+            for name, move in zip(SEAT_NAMES, state.previous, strict=True)
+        },
+        "captured": _labels(state.captured),
+        "scores": None,
+        "outcome": None
+        if state.outcome is None
+        else {
+            "winner": None if winner is None else SEAT_NAMES[winner],
+            "reason": state.outcome.reason,
+        },
+        "pieces": {
+            name: _labels(state.pieces[s]) for s, name in zip(Seat, SEAT_NAMES, strict=True)
+        },
+        "cells": _CELLS_DATA,
+        "bases": _BASES_DATA,
+        "occupied": {
+            name: sorted(occupied_bases(state, s)) for s, name in zip(Seat, SEAT_NAMES, strict=True)
+        },
+        "winning_group": None
+        if winning is None
+        else sorted(winning, key=tiling.CELL_IDS.__getitem__),
+        "legal": [move_text(move) for move in legal_moves(state)],
+    }
+
+
+def from_data(data: PlainData) -> State:
+    """The state that :func:`to_data` described; raises ValueError on data it did not write."""
+    try:
+        if data.get("game", NAME) != NAME:
+            raise ValueError(f"not a Marque position: {data.get('game')!r}")
+        options = parse_options(data.get("options", ""))
+        white, black = (_mask(data["pieces"].get(name, [])) for name in SEAT_NAMES)
+        if white & black:
+            raise ValueError("a cell holds two pieces")
+        previous = data.get("previous") or {}
+        result = data.get("outcome")
+        return State(
+            options,
+            (white, black),
+            _seat(data.get("turn", SEAT_NAMES[0])),
+            int(data.get("ply", 0)),
+            (_move_or_none(previous.get("white")), _move_or_none(previous.get("black"))),
+            _move_or_none(data.get("last_move")),
+            None if data.get("last_mover") is None else _seat(data["last_mover"]),
+            tuple(_seat(name) for name in data.get("passes", ())),
+            _mask(data.get("captured", [])),
+            None
+            if result is None
+            else Outcome(
+                None if result["winner"] is None else _seat(result["winner"]), result["reason"]
+            ),
+        )
+    except (KeyError, TypeError, AttributeError, InvalidMoveError) as error:
+        raise ValueError(f"malformed Marque data: {error}") from error
+
+
+def render(state: State) -> str:
+    """The pbmserv text board (spec §11) with the turn, last move and occupations below."""
+    rows = [list(line) for line in tiling.BLANK_BOARD]
+    for seat in Seat:
+        for cell in _cells(state.pieces[seat]):
+            row, column = tiling.GLYPHS[cell]
+            rows[row][column] = SEAT_MARKS[seat]
+    lines = ["".join(row).rstrip() for row in rows]
+    lines.append("")
+    if state.last_move is not None and state.last_mover is not None:
+        mark = SEAT_MARKS[state.last_mover].upper()
+        taken = f", capturing {' '.join(_labels(state.captured))}" if state.captured else ""
+        lines.append(f"Last move: {mark} {move_text(state.last_move)}{taken}")
+    for seat in state.passes:
+        lines.append(f"{SEAT_MARKS[seat].upper()} has no legal move and passes")
+    for seat in Seat:
+        bases = ", ".join(sorted(occupied_bases(state, seat))) or "none"
+        lines.append(f"{SEAT_MARKS[seat].upper()} occupies: {bases}")
+    if state.outcome is None:
+        lines.append(f"{SEAT_MARKS[state.turn].upper()} to move")
+    elif state.outcome.winner is None:
+        lines.append(f"Draw: {state.outcome.reason}")
+    else:
+        lines.append(f"{SEAT_MARKS[state.outcome.winner].upper()} wins: {state.outcome.reason}")
+    return "\n".join(lines)
+
+
+# --- private helpers -------------------------------------------------------------------------
+
+_CELL_COUNT = tiling.CELL_COUNT
+_FULL = (1 << _CELL_COUNT) - 1
+_NEIGHBOUR_MASKS: tuple[int, ...] = tuple(
+    sum(1 << other for other in tiling.NEIGHBOURS[cell]) for cell in range(_CELL_COUNT)
+)
+_TRIANGLE_MASK = sum(1 << cell for cell in tiling.TRIANGLES)
+_PAIR_INDEX = {pair: index for index, pair in enumerate(tiling.TRIANGLE_PAIRS)}
+_PAIR_MASKS: tuple[int, ...] = tuple((1 << a) | (1 << b) for a, b in tiling.TRIANGLE_PAIRS)
+_PAIR_NEIGHBOUR_MASKS: tuple[int, ...] = tuple(
+    (_NEIGHBOUR_MASKS[a] | _NEIGHBOUR_MASKS[b]) & ~((1 << a) | (1 << b))
+    for a, b in tiling.TRIANGLE_PAIRS
+)
+_SINGLE_MOVES: tuple[Move, ...] = tuple(Move((cell,)) for cell in range(_CELL_COUNT))
+_PAIR_MOVES: dict[tuple[int, int], Move] = {pair: Move(pair) for pair in tiling.TRIANGLE_PAIRS}
+_SQUARE_MASK = sum(1 << cell for cell in range(_CELL_COUNT) if tiling.SHAPES[cell] == tiling.SQUARE)
+_SINGLE_TABLES: tuple[tuple[int, tuple[tuple[Move, ...], ...]], ...] = tuple(
+    (
+        shift,
+        tuple(
+            tuple(_SINGLE_MOVES[shift + i] for i in range(8) if byte >> i & 1)
+            for byte in range(256)
+        ),
+    )
+    for shift in range(0, _CELL_COUNT, 8)
+)
+"""For each byte of a mask (its shift): the single moves of the cells set in each value."""
+_SPREAD_TABLES: tuple[tuple[int, tuple[int, ...]], ...] = tuple(
+    (
+        shift,
+        tuple(
+            functools.reduce(
+                operator.or_,
+                (_NEIGHBOUR_MASKS[shift + i] for i in range(8) if byte >> i & 1),
+                0,
+            )
+            for byte in range(256)
+        ),
+    )
+    for shift in range(0, _CELL_COUNT, 8)
+)
+"""For each byte of a mask (its shift): the neighbours of the cells set in each value."""
+_SHAPE_MASKS: dict[tuple[int, ...], int] = {
+    move.cells: sum(1 << cell for cell in move.cells)
+    for move in (*_SINGLE_MOVES, *_PAIR_MOVES.values())
+}
+"""The mask of every well-shaped move (spec §4), keyed by its cells."""
+_BASE_TRIANGLE_MASK = (1 << 6 * len(tiling.BASE_NAMES)) - 1
+_SQUARE_SPREAD_TABLES = tuple(
+    (shift, table) for shift, table in _SPREAD_TABLES if (255 << shift) & _SQUARE_MASK
+)
+_BASE_SHIFTS = tuple(6 * base for base in range(len(tiling.BASE_NAMES)))
+_BASE_COUNT = len(tiling.BASE_NAMES)
+
+_HOLDS: tuple[bool, ...] = tuple(
+    any(all(pattern >> ((k + i) % 6) & 1 for i in range(3)) for k in range(6))
+    for pattern in range(64)
+)
+"""Whether a base's six-bit triangle pattern has three cyclically consecutive pieces."""
+
+
+def _formation_table(name: str) -> tuple[bool, ...]:
+    """For every set of held bases (a 7-bit mask, bit 0 = A), whether it wins (spec §9)."""
+    non_adjacent = [
+        (1 << a) | (1 << b)
+        for a in range(_BASE_COUNT)
+        for b in range(a + 1, _BASE_COUNT)
+        if b not in tiling.BASE_NEIGHBOURS[a]
+    ]
+    triples = [
+        (1 << a) | (1 << b) | (1 << c)
+        for a, b, c in itertools.combinations(range(_BASE_COUNT), 3)
+        if b not in tiling.BASE_NEIGHBOURS[a]
+        and c not in tiling.BASE_NEIGHBOURS[a]
+        and c not in tiling.BASE_NEIGHBOURS[b]
+    ]
+    opposite = [
+        (1 << a) | (1 << b) for a, b in enumerate(tiling.OPPOSITE) if b is not None and a < b
+    ]
+    centre = 1 << tiling.BASE_NAMES.index("D")
+    wanted = {
+        "non_adj_3": triples,
+        "non_adj_2": non_adjacent,
+        "opposite": opposite,
+        "y": [centre | t for t in triples],
+    }
+    table = []
+    for held in range(1 << _BASE_COUNT):
+        if name.startswith("any_"):
+            table.append(bin(held).count("1") >= int(name[4:]))
+        else:
+            table.append(any(held & w == w for w in wanted[name]))
+    return tuple(table)
+
+
+_WINS: dict[str, tuple[bool, ...]] = {name: _formation_table(name) for name in FORMATIONS}
+
+
+def _check_shape(cells: tuple[int, ...], first: bool) -> int:
+    """The mask of a well-shaped move (spec §4 steps 1-4); raises IllegalMoveError."""
+    if not 1 <= len(cells) <= 2 or not all(
+        isinstance(c, int) and 0 <= c < _CELL_COUNT for c in cells
+    ):
+        raise IllegalMoveError("a move is one cell or two cells of the board (unknown-cell)")
+    if len(cells) == 2 and cells[0] == cells[1]:
+        raise IllegalMoveError("the same cell is given twice (same-cell-twice)")
+    mask = 0
+    for cell in cells:
+        mask |= 1 << cell
+    if first and (len(cells) != 1 or not mask & _TRIANGLE_MASK):
+        raise IllegalMoveError(
+            "the first move is one piece on a triangle (first-move-not-single-triangle)"
+        )
+    if len(cells) == 2:
+        if mask & _TRIANGLE_MASK != mask:
+            raise IllegalMoveError("both pieces of a pair go on triangles (pair-not-triangles)")
+        if (min(cells), max(cells)) not in _PAIR_INDEX:
+            raise IllegalMoveError(
+                "the two triangles of a pair must share an edge (pair-not-adjacent)"
+            )
+    return mask
+
+
+def _group(start: int, stones: int) -> int:
+    """The group of ``stones`` (a mask) that contains cell ``start``."""
+    group = 1 << start
+    stack = [start]
+    neighbours = _NEIGHBOUR_MASKS
+    while stack:
+        fresh = neighbours[stack.pop()] & stones & ~group
+        while fresh:
+            low = fresh & -fresh
+            group |= low
+            stack.append(low.bit_length() - 1)
+            fresh ^= low
+    return group
+
+
+def _border(mask: int) -> int:
+    """Every cell next to a cell of ``mask`` and not in it."""
+    border = 0
+    rest = mask
+    neighbours = _NEIGHBOUR_MASKS
+    while rest:
+        low = rest & -rest
+        border |= neighbours[low.bit_length() - 1]
+        rest ^= low
+    return border & ~mask
+
+
+def _split(stones: int) -> Chains:
+    """The groups of ``stones`` with their borders."""
+    found = []
+    while stones:
+        group = _group((stones & -stones).bit_length() - 1, stones)
+        stones ^= group
+        found.append((group, _border(group)))
+    return tuple(found)
+
+
+def _chains(state: State) -> tuple[Chains, Chains]:
+    """Both seats' groups; computed from the pieces once for a state that lacks them."""
+    chains = state.chains
+    if chains is None:
+        chains = (_split(state.pieces[0]), _split(state.pieces[1]))
+        object.__setattr__(state, "chains", chains)  # a cache of derived data, not a change
+    return chains
+
+
+def _resolve(
+    own: int, opp: int, own_chains: Chains, opp_chains: Chains, mask: int
+) -> tuple[int, int, Chains, Chains, int, int] | None:
+    """Place ``mask`` for ``own``, remove dead opponent groups, refuse suicide (spec §5).
+
+    Returns (own, opp, own chains, opp chains, the mover's new group, captured cells), or
+    None when the mover's new group has no freedom.
+    """
+    own |= mask
+    empty = _FULL ^ own ^ opp
+    group = mask
+    border = _border(mask)
+    kept = []
+    for chain in own_chains:
+        if chain[1] & mask:
+            group |= chain[0]
+            border |= chain[1]
+        else:
+            kept.append(chain)
+    border &= ~group
+    captured = 0
+    survivors = []
+    for chain in opp_chains:
+        if chain[1] & mask and not chain[1] & empty:
+            captured |= chain[0]
+        else:
+            survivors.append(chain)
+    if captured:
+        opp ^= captured
+        empty |= captured
+    elif not border & empty:
+        return None
+    kept.append((group, border))
+    return own, opp, tuple(kept), tuple(survivors) if captured else opp_chains, group, captured
+
+
+def _legal(
+    own: int, opp: int, own_chains: Chains, opp_chains: Chains, first: bool, banned: Move | None
+) -> list[Move]:
+    """The legal moves for the side owning ``own``, in canonical order.
+
+    A cell or pair with an empty neighbour is always legal; for one without, the groups
+    around it decide: a group of the mover keeping another freedom, or an opponent group
+    losing its last one (spec §5).  Masks go through byte-sized tables, so the work grows
+    with the number of bytes of the board rather than with its cells.
+    """
+    empty = _FULL ^ own ^ opp
+    candidates = empty
+    banned_pair = None
+    if banned is not None:
+        if len(banned.cells) == 1:
+            candidates &= ~(1 << banned.cells[0])
+        else:
+            banned_pair = _PAIR_MOVES.get((banned.cells[0], banned.cells[1]))
+    if first:
+        candidates &= _TRIANGLE_MASK
+    near_empty = 0
+    for shift, table in _SPREAD_TABLES:
+        near_empty |= table[empty >> shift & 255]
+    hard = candidates & ~near_empty
+    candidates &= near_empty
+    if hard:
+        candidates |= hard & _playable(own_chains, opp_chains, empty, hard)
+    moves: list[Move] = []
+    for shift, singles in _SINGLE_TABLES:
+        byte = candidates >> shift & 255
+        if byte:
+            moves += singles[byte]
+    if first:
+        return moves
+    square_free = 0
+    empty_squares = empty & _SQUARE_MASK
+    for shift, table in _SQUARE_SPREAD_TABLES:
+        square_free |= table[empty_squares >> shift & 255]
+    for shift in _BASE_SHIFTS:
+        key = (empty >> shift & 63) << 6 | (square_free >> shift & 63)
+        if not key >> 6:
+            continue
+        easy, hard_pairs = _pair_moves(shift, key)
+        if banned_pair is not None and any(move is banned_pair for move in easy):
+            moves += [move for move in easy if move is not banned_pair]
+        else:
+            moves += easy
+        for pair, move in hard_pairs:
+            if move is not banned_pair and _pair_playable(own_chains, opp_chains, empty, pair):
+                moves.append(move)
+    return moves
+
+
+def _has_legal(
+    own: int, opp: int, own_chains: Chains, opp_chains: Chains, banned: Move | None
+) -> bool:
+    """Whether the side owning ``own`` has a legal move (never asked on the first move)."""
+    empty = _FULL ^ own ^ opp
+    rest = empty
+    if banned is not None and len(banned.cells) == 1:
+        rest &= ~(1 << banned.cells[0])
+    neighbours = _NEIGHBOUR_MASKS
+    while rest:
+        low = rest & -rest
+        if neighbours[low.bit_length() - 1] & empty:
+            return True
+        rest ^= low
+    return bool(_legal(own, opp, own_chains, opp_chains, False, banned))
+
+
+def _playable(own_chains: Chains, opp_chains: Chains, empty: int, hard: int) -> int:
+    """Which of the ``hard`` cells (no empty neighbour) the mover may still fill.
+
+    One is playable when it is a freedom of a group of the mover that has another freedom,
+    or the last freedom of an opponent group (filling it captures).
+    """
+    playable = 0
+    for _, border in own_chains:
+        if border & hard:
+            free = border & empty
+            if free.bit_count() > 1:
+                playable |= free
+    for _, border in opp_chains:
+        if border & hard:
+            free = border & empty
+            if free.bit_count() == 1:
+                playable |= free
+    return playable
+
+
+def _pair_playable(own_chains: Chains, opp_chains: Chains, empty: int, pair: int) -> bool:
+    """Whether a pair without empty neighbours joins a group of the mover that keeps a
+    freedom, or takes the last freedoms of an opponent group."""
+    outside = empty & ~pair
+    for _, border in own_chains:
+        if border & pair and border & outside:
+            return True
+    for _, border in opp_chains:
+        if border & pair and not border & outside:
+            return True
+    return False
+
+
+@cache
+def _pair_moves(shift: int, key: int) -> tuple[tuple[Move, ...], tuple[tuple[int, Move], ...]]:
+    """The pairs of ``base`` whose triangles are both empty, split by an easy test.
+
+    ``key`` holds two 6-bit patterns of the base's triangles: which are empty (high bits)
+    and which have an empty square next to them (low bits).  A pair with an empty neighbour
+    (an empty square or an empty ring triangle beside it) is legal at once; the others are
+    returned with their masks, for the group test.
+    """
+    empty, square_free = key >> 6, key & 63
+    base = shift // 6
+    easy: list[Move] = []
+    hard: list[tuple[int, Move]] = []
+    for k in range(6):
+        a, b = k, (k + 1) % 6
+        if not (empty >> a & 1 and empty >> b & 1):
+            continue
+        low, high = sorted((6 * base + a, 6 * base + b))
+        move = _PAIR_MOVES[(low, high)]
+        around = (1 << (k - 1) % 6) | (1 << (k + 2) % 6)
+        if empty & around or square_free & ((1 << a) | (1 << b)):
+            easy.append(move)
+        else:
+            hard.append(((1 << low) | (1 << high), move))
+    easy.sort(key=lambda m: m.cells)
+    hard.sort(key=lambda h: h[1].cells)
+    return tuple(easy), tuple(hard)
+
+
+def _held(stones: int) -> int:
+    """The bases (7-bit mask, bit 0 = A) where ``stones`` has three consecutive triangles."""
+    held = 0
+    holds = _HOLDS
+    for base in range(_BASE_COUNT):
+        if holds[stones >> (6 * base) & 63]:
+            held |= 1 << base
+    return held
+
+
+def _base_letters(held: int) -> str:
+    return ", ".join(tiling.BASE_NAMES[b] for b in range(_BASE_COUNT) if held >> b & 1)
+
+
+def _cell_of(bit: int) -> int:
+    return bit.bit_length() - 1
+
+
+def _cells(mask: int) -> list[int]:
+    return [cell for cell in range(_CELL_COUNT) if mask >> cell & 1]
+
+
+def _labels(mask: int) -> list[str]:
+    return [tiling.LABELS[cell] for cell in _cells(mask)]
+
+
+def _mask(labels: list[str]) -> int:
+    mask = 0
+    for label in labels:
+        cell = tiling.CELL_IDS.get(label)
+        if cell is None:
+            raise ValueError(f"there is no cell {label!r}")
+        mask |= 1 << cell
+    return mask
+
+
+def _seat(name: str) -> Seat:
+    if name not in SEAT_NAMES:
+        raise ValueError(f"unknown seat {name!r}")
+    return Seat(SEAT_NAMES.index(name))
+
+
+def _move_or_none(text: str | None) -> Move | None:
+    return None if text is None else parse_move(State(Options()), text)
+
+
+_CELLS_DATA: list[dict[str, object]] = [
+    {
+        "cell": tiling.LABELS[cell],
+        "shape": tiling.SHAPES[cell],
+        "base": tiling.BASE_NAMES[min(tiling.CELL_BASES[cell])]
+        if tiling.SHAPES[cell] == tiling.BASE_TRIANGLE
+        else None,
+        "x": round(tiling.CENTROIDS[cell][0], 4),
+        "y": round(-tiling.CENTROIDS[cell][1], 4) + 0.0,
+        "points": [[round(x, 4) + 0.0, round(-y, 4) + 0.0] for x, y in tiling.POLYGONS[cell]],
+    }
+    for cell in range(_CELL_COUNT)
+]
+_BASES_DATA: list[dict[str, object]] = [
+    {"base": name, "x": round(x, 4) + 0.0, "y": round(-y, 4) + 0.0}
+    for name, (x, y) in zip(tiling.BASE_NAMES, tiling.BASE_CENTRES, strict=True)
+]
