@@ -95,6 +95,17 @@ end
 return 0
 """
 
+# Stores a connection and its deadline together; when renewing (ARGV[4] == 1), only if the
+# connection is still there.
+_SAVE_CONNECTION_LUA = """
+if ARGV[4] == '1' and redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0 then
+  return 0
+end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1])
+return 1
+"""
+
 # Removes the connections whose deadline has passed and returns their JSON; a heartbeat that
 # lands first keeps its connection, since the check and the removal are one step.
 _SWEEP_CONNECTIONS_LUA = """
@@ -171,7 +182,7 @@ async def login(
     )
     accounts.check_login_allowed(name_failures, address_failures, now, limits)
     account = await get_account(redis, name)
-    stored = account.password_hash if account is not None else _dummy_hash()
+    stored = account.password_hash if account is not None else _dummy_hash(params)
     if await asyncio.to_thread(accounts.verify_password, password, stored) and account:
         await redis.delete(name_key)
         if accounts.needs_rehash(account.password_hash, params):
@@ -243,7 +254,9 @@ async def create_challenge(
     from_key = _from_key(challenger.id)
 
     async def attempt(pipe: Any) -> Challenge:
-        await pipe.watch(from_key)
+        await pipe.watch(from_key, _challenge_key(challenge_id))
+        if await pipe.exists(_challenge_key(challenge_id)):
+            raise ValueError(f"a challenge with id {challenge_id!r} exists already")
         mine = _texts(await pipe.smembers(from_key))
         deadlines = await pipe.zmscore(_OPEN_KEY, mine) if mine else []
         open_count = sum(1 for deadline in deadlines if deadline is not None and deadline > now)
@@ -393,8 +406,7 @@ async def heartbeat(
     connection = await _connection(redis, connection_id)
     if connection is None or not connection.is_alive(now):
         return False
-    await _save_connection(redis, presence.heartbeat(connection, now, ttl))
-    return True
+    return await _save_connection(redis, presence.heartbeat(connection, now, ttl), renew=True)
 
 
 async def move_connection(
@@ -411,7 +423,8 @@ async def move_connection(
     connection = await _connection(redis, connection_id)
     if connection is None or not connection.is_alive(now):
         return None
-    await _save_connection(redis, presence.move(connection, where, now, ttl))
+    if not await _save_connection(redis, presence.move(connection, where, now, ttl), renew=True):
+        return None
     return await _announce_presence(redis, connection.player.id, now)
 
 
@@ -695,21 +708,30 @@ async def _rehash(redis: Redis, account: Account, password: str, params: ScryptP
     await redis.set(key, _dump(updated.to_data()), xx=True)
 
 
-_dummy: list[str] = []
+_dummies: dict[ScryptParams, str] = {}
 
 
-def _dummy_hash() -> str:
+def _dummy_hash(params: ScryptParams) -> str:
     """A hash to check unknown names against, so they cost as much time as known ones."""
-    if not _dummy:
-        _dummy.append(accounts.hash_password(secrets.token_hex(16)))
-    return _dummy[0]
+    if params not in _dummies:
+        _dummies[params] = accounts.hash_password(secrets.token_hex(16), params)
+    return _dummies[params]
 
 
-async def _save_connection(redis: Redis, connection: Connection) -> None:
-    async with redis.pipeline(transaction=True) as pipe:
-        pipe.hset(_CONNECTIONS_KEY, connection.id, _dump(connection.to_data()))
-        pipe.zadd(_DEADLINES_KEY, {connection.id: connection.deadline})
-        await pipe.execute()
+async def _save_connection(redis: Redis, connection: Connection, renew: bool = False) -> bool:
+    """Store a connection; with ``renew``, only if it is still stored (a heartbeat racing a
+    disconnect or a sweep must not bring it back).  Returns whether it was stored."""
+    saved = await redis.eval(
+        _SAVE_CONNECTION_LUA,
+        2,
+        _CONNECTIONS_KEY,
+        _DEADLINES_KEY,
+        connection.id,
+        _dump(connection.to_data()),
+        connection.deadline,
+        int(renew),
+    )
+    return bool(saved)
 
 
 async def _connection(redis: Redis, connection_id: ConnectionId) -> Connection | None:

@@ -15,7 +15,7 @@ import pytest
 import redis.asyncio as aioredis
 
 from lobby import store
-from lobby.accounts import LoginLimits, ScryptParams
+from lobby.accounts import DEFAULT_LOGIN_LIMITS, LoginLimits, ScryptParams
 from lobby.challenges import ChallengeLimits, Colour, Status, rematch_id
 from lobby.errors import (
     AlreadyAcceptedError,
@@ -87,13 +87,26 @@ async def account(redis: aioredis.Redis, name: str) -> Player:
     return (await store.register(redis, name, f"{name}-password", T0, CHEAP)).player
 
 
+async def login(
+    redis: aioredis.Redis,
+    name: str,
+    password: str,
+    address: str,
+    now: float,
+    limits: LoginLimits = DEFAULT_LOGIN_LIMITS,
+    params: ScryptParams = CHEAP,
+) -> Player:
+    """store.login with the cheap parameters the test accounts were hashed with."""
+    return await store.login(redis, name, password, address, now, limits, params)
+
+
 # --- accounts -------------------------------------------------------------------------------
 
 
 async def test_register_then_log_in_with_the_name_in_any_case(redis_client: aioredis.Redis) -> None:
     alice = await account(redis_client, "Alice")
     assert alice.id.startswith("u:") and not alice.guest
-    assert await store.login(redis_client, "aLiCe", "Alice-password", "10.0.0.1", T0) == alice
+    assert await login(redis_client, "aLiCe", "Alice-password", "10.0.0.1", T0) == alice
     stored = await redis_client.get("lobby:account:alice")
     assert stored is not None and b"Alice-password" not in stored
     assert json.loads(stored)["hash"].startswith("scrypt$")
@@ -104,11 +117,11 @@ async def test_login_rehashes_a_password_stored_with_older_parameters(
 ) -> None:
     stronger = ScryptParams(n=2**9, r=8, p=1)
     await account(redis_client, "frank")
-    player = await store.login(redis_client, "frank", "frank-password", "h", T0, params=stronger)
+    player = await login(redis_client, "frank", "frank-password", "h", T0, params=stronger)
     stored = await store.get_account(redis_client, "FRANK")
     assert stored is not None and stored.player == player
     assert stored.password_hash.startswith("scrypt$512$8$1$")
-    assert await store.login(redis_client, "frank", "frank-password", "h", T0, params=stronger)
+    assert await login(redis_client, "frank", "frank-password", "h", T0, params=stronger)
 
 
 async def test_a_name_is_taken_whatever_its_case(redis_client: aioredis.Redis) -> None:
@@ -139,9 +152,9 @@ async def test_a_wrong_password_and_an_unknown_name_are_the_same_refusal(
 ) -> None:
     await account(redis_client, "dave")
     with pytest.raises(BadCredentialsError) as wrong:
-        await store.login(redis_client, "dave", "not-his-password", "1.2.3.4", T0)
+        await login(redis_client, "dave", "not-his-password", "1.2.3.4", T0)
     with pytest.raises(BadCredentialsError) as unknown:
-        await store.login(redis_client, "nobody", "dave-password", "1.2.3.4", T0)
+        await login(redis_client, "nobody", "dave-password", "1.2.3.4", T0)
     assert str(wrong.value) == str(unknown.value)
 
 
@@ -152,16 +165,16 @@ async def test_login_is_rate_limited_per_name_even_with_the_right_password(
     dave = await account(redis_client, "dave")
     for i in range(3):
         with pytest.raises(BadCredentialsError):
-            await store.login(redis_client, "dave", "guess", f"10.0.0.{i}", T0 + i, limits)
+            await login(redis_client, "dave", "guess", f"10.0.0.{i}", T0 + i, limits)
     with pytest.raises(RateLimitedError) as caught:
-        await store.login(redis_client, "Dave", "dave-password", "10.0.0.9", T0 + 3, limits)
+        await login(redis_client, "Dave", "dave-password", "10.0.0.9", T0 + 3, limits)
     assert caught.value.retry_after == pytest.approx(57.0)
     # Once the first failure leaves the window, the right password works and clears the slate.
-    assert await store.login(redis_client, "dave", "dave-password", "10.0.0.9", T0 + 60, limits)
+    assert await login(redis_client, "dave", "dave-password", "10.0.0.9", T0 + 60, limits)
     for i in range(2):
         with pytest.raises(BadCredentialsError):
-            await store.login(redis_client, "dave", "guess", "10.0.0.9", T0 + 61 + i, limits)
-    assert await store.login(redis_client, "dave", "dave-password", "x", T0 + 63, limits) == dave
+            await login(redis_client, "dave", "guess", "10.0.0.9", T0 + 61 + i, limits)
+    assert await login(redis_client, "dave", "dave-password", "x", T0 + 63, limits) == dave
 
 
 async def test_login_is_rate_limited_per_address_across_names(
@@ -171,10 +184,10 @@ async def test_login_is_rate_limited_per_address_across_names(
     await account(redis_client, "erin")
     for i, name in enumerate(["x1x", "y2y", "z3z"]):
         with pytest.raises(BadCredentialsError):
-            await store.login(redis_client, name, "guess", "6.6.6.6", T0 + i, limits)
+            await login(redis_client, name, "guess", "6.6.6.6", T0 + i, limits)
     with pytest.raises(RateLimitedError):
-        await store.login(redis_client, "erin", "erin-password", "6.6.6.6", T0 + 3, limits)
-    assert await store.login(redis_client, "erin", "erin-password", "7.7.7.7", T0 + 3, limits)
+        await login(redis_client, "erin", "erin-password", "6.6.6.6", T0 + 3, limits)
+    assert await login(redis_client, "erin", "erin-password", "7.7.7.7", T0 + 3, limits)
 
 
 async def test_find_player_knows_accounts_and_online_guests_only(
@@ -446,6 +459,29 @@ async def test_a_crashed_process_leaves_no_ghosts(redis_client: aioredis.Redis) 
     assert [c.id for c in gone] == ["b1"]
     assert await redis_client.hkeys("lobby:connections") == [b"a1"]
     assert await store.sweep_presence(redis_client, now) == []
+
+
+async def test_a_heartbeat_after_a_disconnect_does_not_revive_the_connection(
+    redis_client: aioredis.Redis,
+) -> None:
+    guest = new_guest(bytes(8))
+    await store.connect(redis_client, "tab1", guest, T0)
+    await store.disconnect(redis_client, "tab1", T0 + 1)
+    assert not await store.heartbeat(redis_client, "tab1", T0 + 2)
+    assert await store.move_connection(redis_client, "tab1", "room1", T0 + 2) is None
+    assert await redis_client.hlen("lobby:connections") == 0
+    assert await redis_client.zcard("lobby:connection-deadlines") == 0
+
+
+async def test_a_challenge_id_is_never_reused(redis_client: aioredis.Redis) -> None:
+    alice = await account(redis_client, "alice")
+    await store.create_challenge(
+        redis_client, alice, None, GAME, "", Colour.MINE, False, T0, LIMITS, id="same"
+    )
+    with pytest.raises(ValueError, match="exists"):
+        await store.create_challenge(
+            redis_client, alice, None, GAME, "", Colour.MINE, False, T0, LIMITS, id="same"
+        )
 
 
 # --- live and finished games ----------------------------------------------------------------
