@@ -79,6 +79,7 @@ from rules.geometry import graph
 from rules.geometry.trigrid import (
     MAX_SIZE,
     SIDES,
+    Point,
     Pyramid,
     format_label,
     parse_label,
@@ -461,7 +462,6 @@ def render(state: State) -> str:
 # Precomputed tables per size.
 
 _MOVE_RE = re.compile(r"([a-h])\s*:\s*(\S+)")
-Point: TypeAlias = tuple[int, int, int]
 
 
 class _Tables:
@@ -494,21 +494,10 @@ class _Tables:
         )
         ids: dict[Point, int] = {}
         corners: list[tuple[int, int, int, int]] = []  # per face p*3+x: T, A, F, B
-        for p in range(grid.count):
-            t = grid.uvw[p]
-            for x in range(3):
-                y, z = (x + 1) % 3, (x + 2) % 3
-                a = _plus(t, y)
-                b = _plus(t, z)
-                f = _plus(a, z)
-                corners.append(
-                    (
-                        ids.setdefault(t, len(ids)),
-                        ids.setdefault(a, len(ids)),
-                        ids.setdefault(f, len(ids)),
-                        ids.setdefault(b, len(ids)),
-                    )
-                )
+        for faces in grid.face_corners:
+            for rhombus in faces:
+                t, a, f, b = (ids.setdefault(k, len(ids)) for k in rhombus)
+                corners.append((t, a, f, b))
         self.points: tuple[Point, ...] = tuple(sorted(ids, key=ids.__getitem__))
         self.face_corners: tuple[tuple[int, int, int, int], ...] = tuple(corners)
         around: list[list[tuple[int, int, int, int, int]]] = [[] for _ in self.points]
@@ -532,14 +521,6 @@ class _Tables:
 @cache
 def _tables(n: int) -> _Tables:
     return _Tables(n)
-
-
-def _plus(point: Point, axis: int) -> Point:
-    return (
-        point[0] + (axis == 0),
-        point[1] + (axis == 1),
-        point[2] + (axis == 2),
-    )
 
 
 class _Surface:

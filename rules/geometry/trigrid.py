@@ -31,6 +31,10 @@ API (``g = pyramid(n)``, ``p`` a position id, ``0 <= p < g.count``):
 * Columns (§1.7): ``g.up_line(p, x)`` the positions ``p - e_x, p - 2e_x, ...`` that exist;
   ``g.column(p, occupied)`` the occupied chain resting on ``p`` (empty if ``p`` carries no
   cube; ValueError if it carries more than one).
+* Faces (§1.4, §3.4): ``g.face_corners[p][x]`` the lattice points ``T, A, F, B`` of upper face
+  ``F_x`` of ``p``: ``T`` the top corner, ``A = T + e_y``, ``F = T + e_y + e_z``,
+  ``B = T + e_z`` with ``y, z`` the axes after ``x`` (120° at ``T`` and ``F``, 60° at ``A``
+  and ``B``).
 * Drawing (§1.3, pbmserv orientation, circumradius 1, **y pointing up**): ``g.xy[p]`` is the
   centre of the hexagon of ``p``; :func:`point_xy` projects any lattice point.  The hexagon's
   vertices are the centre plus ``(1, 0)``, ``(1/2, ±sqrt3/2)``, ``(-1/2, ±sqrt3/2)``,
@@ -45,6 +49,7 @@ import math
 import re
 from collections.abc import Callable, Iterable
 from functools import cache
+from typing import TypeAlias
 
 MAX_SIZE = 26
 """Row letters run ``a``..``z``, so no board has more than 26 holes per side."""
@@ -54,6 +59,11 @@ SIDES = ("U", "V", "W")
 
 AXES = (0, 1, 2)
 UNIT = ((1, 0, 0), (0, 1, 0), (0, 0, 1))
+
+Point: TypeAlias = tuple[int, int, int]
+"""A lattice point (cube corner) in lattice coordinates ``(u, v, w)``."""
+FaceCorners: TypeAlias = tuple[Point, Point, Point, Point]
+"""The corners ``T, A, F, B`` of an upper face: a rhombus in drawing order (§3.4)."""
 
 _LABEL_RE = re.compile(r"([1-9][0-9]*)?([a-z])([1-9][0-9]*)")
 _HALF_SQRT3 = math.sqrt(3) / 2
@@ -114,6 +124,7 @@ class Pyramid:
         "side_mask",
         "slopes",
         "xy",
+        "face_corners",
         "_ids",
         "_by_uvw",
         "_by_label",
@@ -198,6 +209,9 @@ class Pyramid:
             for x in AXES
         }
         self.xy: tuple[tuple[float, float], ...] = tuple(point_xy(t) for t in self.uvw)
+        self.face_corners: tuple[tuple[FaceCorners, FaceCorners, FaceCorners], ...] = tuple(
+            (_face_corners(t, 0), _face_corners(t, 1), _face_corners(t, 2)) for t in self.uvw
+        )
         self._sides_up_to: dict[int, tuple[frozenset[str], ...]] = {}
 
     def __repr__(self) -> str:
@@ -280,6 +294,17 @@ class Pyramid:
         if sum(point) < self.n:
             return ""
         return "".join(SIDES[x] for x in AXES if point[x] == 0)
+
+
+def _face_corners(top: Point, axis: int) -> FaceCorners:
+    y, z = (axis + 1) % 3, (axis + 2) % 3
+    a = _shift(top, y)
+    b = _shift(top, z)
+    return top, a, _shift(a, z), b
+
+
+def _shift(point: Point, axis: int) -> Point:
+    return (point[0] + (axis == 0), point[1] + (axis == 1), point[2] + (axis == 2))
 
 
 def _present(ids: Iterable[int | None]) -> tuple[int, ...]:

@@ -234,3 +234,28 @@ def test_rim_of_lattice_points() -> None:
     assert g.point_rim((4, 0, 0)) == "VW"
     assert g.point_rim((0, 1, 1)) == ""
     assert g.point_rim((1, 1, 1)) == ""
+
+
+def test_face_corners_of_c2() -> None:
+    """Upper faces F_U, F_V, F_W of c2 (top corner (1,1,1)) as T, A, F, B."""
+    g = pyramid(4)
+    c2 = g.parse("c2")
+    assert c2 is not None
+    assert g.face_corners[c2] == (
+        ((1, 1, 1), (1, 2, 1), (1, 2, 2), (1, 1, 2)),
+        ((1, 1, 1), (1, 1, 2), (2, 1, 2), (2, 1, 1)),
+        ((1, 1, 1), (2, 1, 1), (2, 2, 1), (1, 2, 1)),
+    )
+
+
+def test_face_corners_draw_left_lower_and_upper_rhombi() -> None:
+    """§1.4: in the drawing F_U is the left rhombus, F_V the lower one, F_W the upper one."""
+    g = pyramid(5)
+    for p in range(g.count):
+        cx, cy = g.xy[p]
+        f_u, f_v, f_w = ([trigrid.point_xy(k) for k in face] for face in g.face_corners[p])
+        assert all(x <= cx + 1e-9 for x, _ in f_u) and min(x for x, _ in f_u) < cx - 0.9
+        assert all(y <= cy + 1e-9 for _, y in f_v) and min(y for _, y in f_v) < cy - 0.5
+        assert all(y >= cy - 1e-9 for _, y in f_w) and max(y for _, y in f_w) > cy + 0.5
+        for face in g.face_corners[p]:
+            assert face[0] == g.uvw[p] and sum(face[2]) == sum(face[0]) + 2
