@@ -408,15 +408,26 @@ def from_data(data: PlainData) -> State:
                 None if winner is None else Seat(SEAT_NAMES.index(winner)), str(ending["reason"])
             )
         z = data["z"]
-        if z not in (None, 0, 1):
+        placed = sum(r != EMPTY for r in board)
+        if z not in (None, 0, 1) or (z is None) != (placed == 0):
             raise ValueError(f"bad parity {z!r}")
+        for p, r in enumerate(board):
+            if r == EMPTY:
+                continue
+            if any(board[s] == EMPTY for s in grid.supporters[p]):
+                raise ValueError(f"the cube on {grid.labels[p]} is not supported")
+            if (r < 4) != ((grid.level[p] + z) % 2 == 0):
+                raise ValueError(f"the cube on {grid.labels[p]} breaks the parity")
+        swapped = data["swapped"]
+        if not isinstance(swapped, bool) or (swapped and placed == 0):
+            raise ValueError(f"bad swap flag {swapped!r}")
         last = data["last_move"]
         return State(
             options,
             tuple(board),
-            sum(r != EMPTY for r in board),
+            placed,
             z,
-            bool(data["swapped"]),
+            swapped,
             None if last is None else str(last),
             result,
         )

@@ -425,6 +425,27 @@ def test_from_data_rejects_what_to_data_did_not_write(data: dict[str, Any]) -> N
         boche.from_data(data)
 
 
+def test_from_data_rejects_positions_the_rules_cannot_reach() -> None:
+    data = boche.to_data(replay("-size=3", ["a:a1", "b:b1", "c:b2", "e:1a1"]))
+
+    def changed(position: str, rotation: str | None) -> dict[str, Any]:
+        copy = json.loads(json.dumps(data))
+        for entry in copy["positions"]:
+            if entry["position"] == position:
+                entry["rotation"] = rotation
+        return copy
+
+    boche.from_data(changed("a1", "b"))
+    with pytest.raises(ValueError, match="not supported"):
+        boche.from_data(changed("b2", None))
+    with pytest.raises(ValueError, match="parity"):
+        boche.from_data(changed("1a1", "a"))
+    with pytest.raises(ValueError, match="parity"):
+        boche.from_data({**data, "z": None})
+    with pytest.raises(ValueError, match="swap"):
+        boche.from_data({**data, "swapped": "yes"})
+
+
 def test_render_draws_dark_as_o_and_empty_holes_by_label() -> None:
     empty = boche.render(boche.new_game(boche.parse_options("-size=3")))
     assert all(label in empty for label in ("a1", "b1", "b2", "c1", "c2", "c3"))
