@@ -34,6 +34,10 @@ Decisions where the spec leaves room:
 * The full-pyramid evaluation relies on the Y property (exactly one colour connects the
   sides, §3.6); the tests check it on random full pyramids of sizes 1 to 6.
 * ``-kill`` has no upper bound in the spec; we cap it at 1000 (more blobs than any board has).
+* With ``-no_swap`` a swap is refused with its own reason; the spec only has the default.
+* :func:`render` stamps pbmserv's own eight cube pictures face by face, lowest level first,
+  which reproduces the help page's full-board figure exactly; an empty hole is pbmserv's
+  dotted hole with its label added, since the pbmserv coordinates are lost (spec O1).
 
 ``to_data`` shape (plain data; drawing units: hexagon circumradius 1, **y pointing up**, the
 pbmserv orientation of spec §1.2)::
