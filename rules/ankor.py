@@ -1,0 +1,840 @@
+"""Ankor: the 3D connection game of placing and moving cubes on the pyramid (spec §4).
+
+Implements section 4 of ``shared/rules/boche-ankor.md`` behind the common rules API
+(:mod:`rules.api`).  The pyramid geometry (positions, labels, support, adjacency, sides,
+columns, drawing coordinates) comes from :mod:`rules.geometry.trigrid`; connection searches go
+through :mod:`rules.geometry.graph`; the swap is :mod:`rules.pie`.  Imports nothing else of
+ours.
+
+Rules in brief (spec §4.2-§4.4).  White moves first.  Each turn a player either **adds** a cube
+from their supply to an empty board hole (``d3``) or **moves** one of their cubes (``d3-1c2``)
+to an empty, supported position that is same-level adjacent to, or rests on, a cube of the
+mover's colour reachable from the moving cube through connected (face contact) or adjacent
+(same level) friendly cubes.  A cube carrying two or more cubes cannot move; a cube carrying
+one takes the column above it along: the column drops one step into the gap, and the
+destination may not rest on any cube that moves.  After every action both colours are
+evaluated: a colour wins with a face-connected group touching sides U, V and W, where a cube
+touches a side when it lies on that side's slope at a level ``<= win_height``.
+
+Options (pbmserv flags): ``-size=n`` (1..26, default 6), ``-win_height=h`` (-1 for any level,
+else 0..size-1; default 1, the official "tip" rule), ``-swap`` / ``-no_swap`` (pie rule, on).
+
+Decisions where the spec leaves room (each also in the spec's §7 unless marked *ours*):
+
+* Supplies: ``ceil(T_n / 2)`` cubes each, 28 on the standard board.
+* Both colours connected after one action: the mover loses.  A drop can hand the win to the
+  opponent (spec A11).
+* Passing: a player with no legal action passes automatically inside :func:`play`; the
+  state records how many passes followed the last action (``passes``).  Two passes in a row
+  (neither player can act) end the game in a draw.
+* Repetition: the position (board, supplies, player to move) after an action occurring for
+  the third time is a draw.  An add lowers a supply, so positions before it never recur; the
+  history therefore restarts at every add (and at the swap).
+* *Ours:* ``pass`` is never typed; :func:`parse_move` rejects it as text.
+* *Ours:* a label that is well formed but names no position of this board size (``h1`` on a
+  size-6 board) is a syntax error of this board, like any other text that names no move.
+* *Ours:* ``-win_height`` above the apex level (``size - 1``) is rejected as incompatible with
+  ``-size``: it would mean the same as ``-win_height=-1``, so the canonical form is that.
+
+``to_data`` shape (plain data; ``from_data`` reads the first group only)::
+
+    {"game": "ankor", "options": "-size=4", "size": 4,
+     "board": ".w..b...",          # owner per position id: "." empty, "w" White, "b" Blue
+     "supply": [27, 28],           # cubes in hand of White, Blue
+     "to_move": "white" | "blue" | None, "ply": 5,   # ply = actions played (passes excluded)
+     "last": "d3-1c2" | None, "passes": 0,           # automatic passes after the last action
+     "history": ["....w...0", ...],# repetition keys since the last add: board + seat digit
+     "outcome": None | {"winner": "white" | "blue" | None, "reason": "..."},
+     # derived, for drawing without the rules:
+     "seats": ["white", "blue"], "scores": None, "radius": 1.0,
+     "positions": [{"label": "1c2", "level": 1, "row": 2, "index": 1, "x": -1.5, "y": 0.87,
+                    "owner": "white" | "blue" | None, "faces": "UW", "last": False}, ...],
+     "legal": ["a1", "d3-1c2", ...] | None}
+
+Position ids run level by level from the board up (as in trigrid).  ``x, y`` is the centre of
+the position's hexagon in the pbmserv orientation (circumradius ``radius``, y pointing up; the
+single-hole tip points right).  Draw the levels in order, lowest first, each cube as a hexagon
+split into three rhombi: ``faces`` names its upper faces that are visible (nothing rests on
+them): ``U`` the left rhombus, ``W`` the upper one, ``V`` the lower one.  Empty positions above
+the board are not drawn; empty holes (level 0) are.  ``last`` marks the cube the last action
+added or moved.  ``legal`` lists the legal move texts when there are at most 300, else None.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from functools import cache
+from typing import TypeAlias
+
+from rules import pie
+from rules.api import (
+    Flag,
+    IllegalMoveError,
+    InvalidMoveError,
+    OptionsError,
+    Outcome,
+    PlainData,
+    Seat,
+    options_flags_text,
+    options_from_flags,
+)
+from rules.geometry import graph, trigrid
+from rules.pie import SWAP, Swap
+
+NAME = "ankor"
+SEAT_NAMES = ("white", "blue")
+
+EMPTY, WHITE, BLUE = 0, 1, 2
+"""Owner codes in the board bytes; a seat's colour is ``seat + 1``."""
+
+LETTERS = ("", "o", "x")
+"""pbmserv's letters for White (O) and Blue (X)."""
+
+DATA_OWNERS = ".wb"
+LEGAL_LIMIT = 300
+"""Legal move texts are sent with the position only up to this many."""
+
+FLAGS: Sequence[Flag] = (
+    Flag("size", "size", minimum=1, maximum=trigrid.MAX_SIZE, help="holes per side (6)"),
+    Flag(
+        "win_height",
+        "win_height",
+        minimum=-1,
+        maximum=trigrid.MAX_SIZE - 1,
+        help="highest level that touches a side: 0 board, 1 tips (default), -1 any level",
+    ),
+    *pie.PIE_FLAGS,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Options:
+    """Board size, how high a cube may sit and still touch a side, and the swap offer."""
+
+    size: int = 6
+    win_height: int = 1
+    pie: bool = True
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.size <= trigrid.MAX_SIZE:
+            raise OptionsError(f"option -size={self.size} is out of range (1..{trigrid.MAX_SIZE})")
+        if self.win_height < -1:
+            raise OptionsError(f"option -win_height={self.win_height} is out of range (-1..)")
+        if self.win_height > self.size - 1:
+            raise OptionsError(
+                f"incompatible options -win_height={self.win_height} and -size={self.size}: "
+                f"the apex is level {self.size - 1} (use -win_height=-1 for any level)"
+            )
+
+
+@dataclass(frozen=True, slots=True)
+class Add:
+    """Put a cube from the supply on an empty board hole: ``d3``."""
+
+    to: str
+
+    def __str__(self) -> str:
+        return self.to
+
+
+@dataclass(frozen=True, slots=True)
+class Shift:
+    """Move an own cube on the board to a valid destination: ``d3-1c2`` (spec "move")."""
+
+    source: str
+    to: str
+
+    def __str__(self) -> str:
+        return f"{self.source}-{self.to}"
+
+
+Move: TypeAlias = Add | Shift | Swap
+
+Targets: TypeAlias = dict[int, tuple[int, ...]]
+"""Valid destinations by the id of the cube that moves (ids of :mod:`rules.geometry.trigrid`)."""
+
+
+@dataclass(frozen=True, slots=True)
+class State:
+    """A position: the board, both supplies, whose turn, and what repetition needs.
+
+    ``board`` holds one owner code per position id; ``turn`` is None once the game is over;
+    ``history`` holds the repetition keys (board plus seat byte) since the last add or swap.
+    ``memo`` caches derived data, the valid destinations of the mover's cubes by source id,
+    once :func:`legal_moves` has computed them; it is not part of the value.
+    """
+
+    options: Options
+    board: bytes
+    supply: tuple[int, int]
+    turn: Seat | None
+    ply: int = 0
+    last: str = ""
+    passes: int = 0
+    history: tuple[bytes, ...] = ()
+    result: Outcome | None = None
+    memo: Targets | None = field(default=None, compare=False, hash=False, repr=False)
+
+
+# --- options -------------------------------------------------------------------------------
+
+
+def parse_options(text: str) -> Options:
+    """pbmserv flags (``-size=4 -win_height=0 -no_swap``) to Options; raises OptionsError."""
+    return options_from_flags(Options, text, FLAGS)
+
+
+def options_text(options: Options) -> str:
+    """The flags that differ from the defaults."""
+    return options_flags_text(options, FLAGS)
+
+
+def supply_per_player(size: int) -> int:
+    """Cubes each player starts with: 28 at size 6, ``ceil(T_n / 2)`` in general (DECISION)."""
+    return (trigrid.tetrahedral(size) + 1) // 2
+
+
+# --- the game ------------------------------------------------------------------------------
+
+
+def new_game(options: Options) -> State:
+    """The empty board, full supplies, White to move."""
+    t = _tables(options.size)
+    start = supply_per_player(options.size)
+    board = bytes(t.g.count)
+    return State(
+        options=options,
+        board=board,
+        supply=(start, start),
+        turn=Seat.FIRST,
+        history=(_key(board, Seat.FIRST),),
+    )
+
+
+def set_up(
+    options: Options,
+    white: Sequence[str],
+    blue: Sequence[str],
+    to_move: Seat = Seat.FIRST,
+    supply: tuple[int, int] | None = None,
+    last: str = "",
+) -> State:
+    """A position set up by hand (the spec's test vectors, puzzles), judged as after a move.
+
+    The player not to move counts as the one who just acted (for a double path); passes and
+    the deadlock draw apply as in play.  Supplies default to what is left of the start
+    supply (never below 0).  Raises ValueError for an unknown, doubled or unsupported
+    position.
+    """
+    t = _tables(options.size)
+    board = bytearray(t.g.count)
+    for colour, labels in ((WHITE, white), (BLUE, blue)):
+        for label in labels:
+            p = t.g.parse(label)
+            if p is None or board[p]:
+                raise ValueError(f"cannot set up a cube on {label!r}")
+            board[p] = colour
+    for p in range(t.g.count):
+        if board[p] and not all(board[s] for s in t.g.supporters[p]):
+            raise ValueError(f"the cube on {t.g.labels[p]} is not supported")
+    if supply is None:
+        start = supply_per_player(options.size)
+        supply = (max(0, start - board.count(WHITE)), max(0, start - board.count(BLUE)))
+    ply = len(white) + len(blue)
+    return _settle(t, options, bytes(board), supply, _OTHER[to_move], ply, last, (), t.ids)
+
+
+def to_move(state: State) -> Seat | None:
+    """The seat to act, or None once the game is over."""
+    return state.turn
+
+
+def outcome(state: State) -> Outcome | None:
+    """The result once the game is over: a connection, a deadlock or a repetition."""
+    return state.result
+
+
+def scores(state: State) -> tuple[int, int] | None:
+    """Ankor has no scores."""
+    return None
+
+
+def legal_moves(state: State) -> Iterator[Move]:
+    """Every legal action of the player to move: swap, adds, then cube moves."""
+    if state.turn is None:
+        return iter(())
+    t = _tables(state.options.size)
+    moves: list[Move] = []
+    if pie.can_swap(state.ply, state.options.pie):
+        moves.append(SWAP)
+    board = state.board
+    if state.supply[state.turn]:
+        adds = t.adds
+        moves.extend([adds[p] for p in t.holes if not board[p]])
+    shifts = t.shifts
+    for source, targets in _memo(t, state).items():
+        moves.extend(map(shifts[source].__getitem__, targets))
+    return iter(moves)
+
+
+def play(state: State, move: Move) -> State:
+    """The position after ``move``, then any automatic passes; raises IllegalMoveError."""
+    seat = state.turn
+    if seat is None:
+        raise IllegalMoveError("the game is over")
+    options = state.options
+    t = _tables(options.size)
+    if isinstance(move, Swap):
+        if not options.pie:
+            raise IllegalMoveError("swap is off in this game (-no_swap)")
+        if not pie.can_swap(state.ply, options.pie):
+            raise IllegalMoveError("swap is only allowed as the second move of the game")
+        return State(
+            options=options,
+            board=state.board,
+            supply=state.supply,
+            turn=Seat.SECOND,
+            ply=state.ply + 1,
+            last=pie.SWAP_TEXT,
+            history=(_key(state.board, Seat.SECOND),),
+        )
+    colour = seat + 1
+    board = state.board
+    if isinstance(move, Add):
+        p = _position(t, move.to)
+        if t.g.level[p] != 0:
+            raise IllegalMoveError(f"cubes are added on board holes only, not on {move.to}")
+        if board[p]:
+            raise IllegalMoveError(f"{move.to} is occupied")
+        if not state.supply[seat]:
+            raise IllegalMoveError("you have no cubes left to add")
+        after = bytearray(board)
+        after[p] = colour
+        supply = list(state.supply)
+        supply[seat] -= 1
+        return _settle(
+            t,
+            options,
+            bytes(after),
+            (supply[0], supply[1]),
+            seat,
+            state.ply + 1,
+            str(move),
+            (),
+            (p,),
+        )
+    if isinstance(move, Shift):
+        source, target = _position(t, move.source), _position(t, move.to)
+        memo = state.memo
+        if memo is not None and target in memo.get(source, ()):
+            column = _movable_column(t, board, source) or ()
+        else:
+            column = _check_shift(t, board, colour, source, target, move)
+        after = bytearray(board)
+        chain = (source, *column)
+        for lower, upper in zip(chain, chain[1:], strict=False):
+            after[lower] = board[upper]
+        after[chain[-1]] = EMPTY
+        after[target] = colour
+        # A new path must run through a changed position: the target or a dropped cube.
+        return _settle(
+            t,
+            options,
+            bytes(after),
+            state.supply,
+            seat,
+            state.ply + 1,
+            str(move),
+            state.history,
+            (target, *chain[:-1]),
+        )
+    raise IllegalMoveError(f"{move!r} is not an Ankor move")
+
+
+def parse_move(state: State, text: str) -> Move:
+    """``d3`` (add), ``d3-1c2`` (move) or ``swap``; raises InvalidMoveError."""
+    if not isinstance(text, str):
+        raise InvalidMoveError("a move is text such as d3, d3-1c2 or swap")
+    word = text.strip().lower()
+    if pie.is_swap_text(word):
+        return SWAP
+    if word == "pass":
+        raise InvalidMoveError("nobody types pass: a player who cannot act passes automatically")
+    t = _tables(state.options.size)
+    parts = word.split("-")
+    if len(parts) == 1:
+        return t.adds_by_id(_parse_position(t, parts[0]))
+    if len(parts) == 2:
+        source = _parse_position(t, parts[0])
+        return t.shifts[source][_parse_position(t, parts[1])]
+    raise InvalidMoveError(f"{text!r} is not a move: use d3 (add), d3-1c2 (move) or swap")
+
+
+def move_text(move: Move) -> str:
+    """The canonical notation: ``d3``, ``d3-1c2`` or ``swap``."""
+    return str(move)
+
+
+# --- plain data and drawing ----------------------------------------------------------------
+
+
+def to_data(state: State) -> PlainData:
+    """Plain data for storage and drawing (shape in the module docstring)."""
+    t = _tables(state.options.size)
+    g = t.g
+    board = state.board
+    result = state.result
+    last = _last_target(t, state.last)
+    moves = list(legal_moves(state))
+    positions = []
+    for p in range(g.count):
+        level, row, index = g.coords[p]
+        x, y = g.xy[p]
+        owner = board[p]
+        faces = ""
+        if owner:
+            faces = "".join(
+                trigrid.SIDES[axis]
+                for axis in trigrid.AXES
+                if (q := g.above[p][axis]) is None or not board[q]
+            )
+        positions.append(
+            {
+                "label": g.labels[p],
+                "level": level,
+                "row": row,
+                "index": index,
+                "x": x,
+                "y": y,
+                "owner": SEAT_NAMES[owner - 1] if owner else None,
+                "faces": faces,
+                "last": p == last,
+            }
+        )
+    return {
+        "game": NAME,
+        "options": options_text(state.options),
+        "size": state.options.size,
+        "board": "".join(DATA_OWNERS[v] for v in board),
+        "supply": list(state.supply),
+        "to_move": None if state.turn is None else SEAT_NAMES[state.turn],
+        "ply": state.ply,
+        "last": state.last or None,
+        "passes": state.passes,
+        "history": [_key_text(key) for key in state.history],
+        "outcome": None
+        if result is None
+        else {
+            "winner": None if result.winner is None else SEAT_NAMES[result.winner],
+            "reason": result.reason,
+        },
+        "seats": list(SEAT_NAMES),
+        "scores": None,
+        "radius": 1.0,
+        "positions": positions,
+        "legal": [move_text(m) for m in moves] if len(moves) <= LEGAL_LIMIT else None,
+    }
+
+
+def from_data(data: PlainData) -> State:
+    """The state ``to_data`` described; raises ValueError on data it did not write."""
+    try:
+        if data["game"] != NAME:
+            raise ValueError(f"not an {NAME} position: {data['game']!r}")
+        options = parse_options(data["options"])
+        board = _board_from_text(data["board"], options.size)
+        white, blue = data["supply"]
+        outcome_data = data["outcome"]
+        result = None
+        if outcome_data is not None:
+            winner = outcome_data["winner"]
+            result = Outcome(
+                None if winner is None else Seat(SEAT_NAMES.index(winner)),
+                str(outcome_data["reason"]),
+            )
+        turn = data["to_move"]
+        return State(
+            options=options,
+            board=board,
+            supply=(int(white), int(blue)),
+            turn=None if turn is None else Seat(SEAT_NAMES.index(turn)),
+            ply=int(data["ply"]),
+            last=data["last"] or "",
+            passes=int(data["passes"]),
+            history=tuple(_key_from_text(text, options.size) for text in data["history"]),
+            result=result,
+        )
+    except (KeyError, TypeError, IndexError) as error:
+        raise ValueError(f"not {NAME} position data: {error!r}") from error
+
+
+def render(state: State) -> str:
+    """The pyramid as pbmserv drew it (O White, X Blue, the last cube moved in capitals),
+    then the supplies and whose turn it is or how the game ended."""
+    t = _tables(state.options.size)
+    g = t.g
+    board = state.board
+    last = _last_target(t, state.last)
+    n = state.options.size
+    # Half-scale pbmserv cells: circumradius 4 columns, sqrt3/2 of it = 2 rows.
+    height, width = 4 * n + 1, 6 * (n - 1) + 13
+    canvas = [[" "] * width for _ in range(height)]
+
+    def centre(p: int) -> tuple[int, int]:
+        x, y = g.xy[p]
+        return round(-y * 4 / 3**0.5) + 2 * n, round(4 * x) + 2 * (n - 1) + 8
+
+    def put(row: int, col: int, text: str) -> None:
+        canvas[row][col : col + len(text)] = text
+
+    for level in range(n):
+        for p in g.level_positions[level]:
+            owner = board[p]
+            if not owner and level:
+                continue
+            r, c = centre(p)
+            put(r - 2, c - 2, "+---+")
+            put(r + 2, c - 2, "+---+")
+            if not owner:
+                put(r - 1, c - 3, "/   . \\")
+                put(r, c - 4, "+ . .   +")
+                put(r + 1, c - 3, "\\   . /")
+                continue
+            a = LETTERS[owner].upper() if p == last else LETTERS[owner]
+            put(r - 1, c - 3, f"/{a}\\{a * 3}\\")
+            put(r, c - 4, f"+{a * 3}+---+")
+            put(r + 1, c - 3, f"\\{a}/{a * 3}/")
+    lines = ["".join(row).rstrip() for row in canvas]
+    lines.append("")
+    white, blue = state.supply
+    lines.append(f"White (O) {white} in hand, Blue (X) {blue} in hand.")
+    result = state.result
+    if result is not None:
+        lines.append(f"Game over: {result.reason}.")
+    elif state.turn is not None:
+        passed = f"{SEAT_NAMES[state.turn.other].title()} passed. " if state.passes else ""
+        lines.append(f"{passed}{SEAT_NAMES[state.turn].title()} to move.")
+    return "\n".join(lines)
+
+
+# --- private helpers -----------------------------------------------------------------------
+
+
+class _Shifts(dict[int, Shift]):
+    """One source's moves by target id, made on first use (a board has T_n squared)."""
+
+    __slots__ = ("source", "labels")
+
+    def __init__(self, source: str, labels: tuple[str, ...]) -> None:
+        super().__init__()
+        self.source = source
+        self.labels = labels
+
+    def __missing__(self, target: int) -> Shift:
+        move = self[target] = Shift(self.source, self.labels[target])
+        return move
+
+
+class _Tables:
+    """Ankor's precomputed view of one board size: search steps, landing entries, moves."""
+
+    __slots__ = (
+        "g",
+        "ids",
+        "holes",
+        "steps",
+        "bit",
+        "below_bits",
+        "above_bits",
+        "entry_bits",
+        "adds",
+        "shifts",
+        "_win",
+    )
+
+    def __init__(self, size: int) -> None:
+        g = trigrid.pyramid(size)
+        self.g = g
+        self.ids = range(g.count)
+        self.holes: tuple[int, ...] = g.level_positions[0]
+        # Steps of the reach search: connected (face contact) or adjacent (same level).
+        self.steps: tuple[tuple[int, ...], ...] = tuple(
+            g.adjacent[p] + g.contacts[p] for p in range(g.count)
+        )
+        # Position sets as ints with bit 8p for position p (see _destinations).
+        self.bit: tuple[int, ...] = tuple(1 << 8 * p for p in range(g.count))
+
+        def bits(positions: tuple[int, ...]) -> int:
+            return sum(self.bit[q] for q in positions)
+
+        self.below_bits = tuple(bits(g.supporters[p]) for p in range(g.count))
+        self.above_bits = tuple(bits(g.carried[p]) for p in range(g.count))
+        # The cubes that let a moving cube land on a position: beside it or under it.
+        self.entry_bits = tuple(bits(g.adjacent[p] + g.supporters[p]) for p in range(g.count))
+        self.adds: tuple[Add, ...] = tuple(Add(g.labels[p]) for p in self.holes)
+        self.shifts: tuple[_Shifts, ...] = tuple(_Shifts(label, g.labels) for label in g.labels)
+        self._win: dict[int, dict[int, frozenset[str]]] = {}
+
+    def adds_by_id(self, p: int) -> Add:
+        return self.adds[p] if p < len(self.adds) else Add(self.g.labels[p])
+
+    def side_map(self, win_height: int) -> dict[int, frozenset[str]]:
+        """The sides each position touches under ``-win_height`` (positions touching none
+        are absent)."""
+        found = self._win.get(win_height)
+        if found is None:
+            found = self._win[win_height] = self.g.side_map(win_height)
+        return found
+
+
+@cache
+def _tables(size: int) -> _Tables:
+    return _Tables(size)
+
+
+def _key(board: bytes, seat: Seat) -> bytes:
+    return board + bytes((seat,))
+
+
+def _key_text(key: bytes) -> str:
+    return "".join(DATA_OWNERS[v] for v in key[:-1]) + str(key[-1])
+
+
+def _key_from_text(text: str, size: int) -> bytes:
+    if not text or text[-1] not in "01":
+        raise ValueError(f"bad history entry {text!r}")
+    return _board_from_text(text[:-1], size) + bytes((int(text[-1]),))
+
+
+def _board_from_text(text: str, size: int) -> bytes:
+    if len(text) != trigrid.tetrahedral(size) or set(text) - set(DATA_OWNERS):
+        raise ValueError(f"bad board text {text!r}")
+    return bytes(DATA_OWNERS.index(ch) for ch in text)
+
+
+def _position(t: _Tables, label: str) -> int:
+    try:
+        p = t.g.parse(label)
+    except (ValueError, AttributeError):
+        p = None
+    if p is None:
+        raise IllegalMoveError(f"there is no position {label!r} on a size-{t.g.n} board")
+    return p
+
+
+def _parse_position(t: _Tables, text: str) -> int:
+    try:
+        p = t.g.parse(text.strip())
+    except ValueError as error:
+        raise InvalidMoveError(str(error)) from error
+    if p is None:
+        raise InvalidMoveError(f"there is no position {text.strip()!r} on a size-{t.g.n} board")
+    return p
+
+
+def _last_target(t: _Tables, last: str) -> int | None:
+    """The position of the cube that the last action added or moved."""
+    if not last or last == pie.SWAP_TEXT:
+        return None
+    return t.g.parse(last.rpartition("-")[2])
+
+
+def _movable_column(t: _Tables, board: bytes, p: int) -> tuple[int, ...] | None:
+    """The column that drops when ``p`` is lifted, or None when ``p`` carries two or more."""
+    above = t.g.above[p]
+    axis = -1
+    for x in (0, 1, 2):
+        q = above[x]
+        if q is not None and board[q]:
+            if axis >= 0:
+                return None
+            axis = x
+    if axis < 0:
+        return ()
+    column = []
+    q = above[axis]
+    while q is not None and board[q]:
+        column.append(q)
+        q = t.g.above[q][axis]
+    return tuple(column)
+
+
+def _reach(t: _Tables, board: bytes, source: int, colour: int) -> set[int]:
+    """Own cubes reachable from ``source`` by connected or adjacent steps (spec §4.3 R(c))."""
+    return graph.flood(source, t.steps, lambda q: board[q] == colour)
+
+
+def _memo(t: _Tables, state: State) -> Targets:
+    """The valid destinations of the mover's cubes, computed once per state."""
+    memo = state.memo
+    if memo is None:
+        assert state.turn is not None
+        memo = _destinations(t, state.board, state.turn + 1)
+        object.__setattr__(state, "memo", memo)
+    return memo
+
+
+def _destinations(t: _Tables, board: bytes, colour: int) -> Targets:
+    """Each movable cube of ``colour`` that can move, with its set of valid destinations.
+
+    Every cube of one connected-or-adjacent group has the same reach set (the group), so
+    the open positions a group can reach (conditions 1, 2 and 4 of §4.3) are found once per
+    group; each cube then drops those resting on a cube that moves with it (condition 3).
+    Sets of positions are also kept as ints with one bit per byte of the board (``t.bit``),
+    so that the tests inside the loops run in C.  The result holds only ints and tuples,
+    which the garbage collector stops tracking: states keep it (``memo``) at little cost.
+    """
+    found: Targets = {}
+    own = [p for p in t.ids if board[p] == colour]
+    if not own:
+        return found
+    occupied = int.from_bytes(board.translate(_OCCUPIED), "little")
+    below_bits, entry_bits, above_bits, bit = t.below_bits, t.entry_bits, t.above_bits, t.bit
+    open_spots = [d for d in t.ids if not board[d] and occupied & below_bits[d] == below_bits[d]]
+    for group in graph.groups(own, t.steps):
+        reach = 0
+        for p in group:
+            reach |= bit[p]
+        spots = tuple([d for d in open_spots if entry_bits[d] & reach])
+        if not spots:
+            continue
+        spot_bits = 0
+        for d in spots:
+            spot_bits |= bit[d]
+        for source in group:
+            blocked = above_bits[source]
+            load = occupied & blocked
+            if load:
+                if load.bit_count() > 1:
+                    continue
+                for q in _movable_column(t, board, source) or ():
+                    blocked |= above_bits[q]
+            if blocked & spot_bits:
+                targets = tuple([d for d in spots if not bit[d] & blocked])
+                if targets:
+                    found[source] = targets
+            else:
+                found[source] = spots
+    return found
+
+
+_OCCUPIED = bytes((0, 1, 1)) + bytes(253)
+"""A ``bytes.translate`` table: owner code to 1 if occupied, else 0."""
+
+
+def _check_shift(
+    t: _Tables, board: bytes, colour: int, source: int, target: int, move: Shift
+) -> tuple[int, ...]:
+    """Validate ``move`` (spec §4.3) and return the column that drops; raises
+    IllegalMoveError with the first condition that fails."""
+    g = t.g
+    if board[source] != colour:
+        whose = "no cube" if not board[source] else "not your cube"
+        raise IllegalMoveError(f"{move.source} holds {whose}")
+    column = _movable_column(t, board, source)
+    if column is None:
+        raise IllegalMoveError(f"{move.source} supports more than one column and cannot move")
+    if board[target]:
+        raise IllegalMoveError(f"{move.to} is occupied")
+    if not all(board[s] for s in g.supporters[target]):
+        raise IllegalMoveError(f"{move.to} is not supported")
+    moving = {source, *column}
+    resting = [s for s in g.supporters[target] if s in moving]
+    if resting:
+        which = g.labels[resting[0]]
+        how = "the moving cube" if resting[0] == source else f"{which}, which drops during the move"
+        raise IllegalMoveError(f"{move.to} rests on {how}")
+    reach = _reach(t, board, source, colour)
+    if not any(r in reach for r in g.adjacent[target]) and not any(
+        s in reach for s in g.supporters[target]
+    ):
+        raise IllegalMoveError(
+            f"{move.to} cannot be reached from {move.source} through friendly cubes"
+        )
+    return column
+
+
+def _has_path(t: _Tables, board: bytes, start: int, win_height: int) -> bool:
+    """Whether the cube on ``start`` belongs to a face-connected group of its colour that
+    touches sides U, V and W (§4.4)."""
+    colour = board[start]
+    if not colour:
+        return False
+    sides = t.side_map(win_height)
+    contacts = t.g.contacts
+    if not any(board[q] == colour for q in contacts[start]):
+        return sides.get(start) == _ALL_SIDES  # a lone cube (only at the apex or size 1)
+    group = graph.flood(start, contacts, lambda q: board[q] == colour)
+    return graph.connects(group, sides, _ALL_SIDES)
+
+
+def _paths(t: _Tables, board: bytes, starts: Sequence[int], win_height: int) -> set[int]:
+    """The colours among the cubes on ``starts`` that have a winning path through them."""
+    found: set[int] = set()
+    for p in starts:
+        if board[p] and board[p] not in found and _has_path(t, board, p, win_height):
+            found.add(board[p])
+    return found
+
+
+_ALL_SIDES = frozenset(trigrid.SIDES)
+
+
+def _can_add(t: _Tables, board: bytes, seat: Seat, supply: tuple[int, int]) -> bool:
+    """Whether ``seat`` has a cube in hand and the board an empty hole (ids 0.. are holes)."""
+    return bool(supply[seat]) and EMPTY in board[: len(t.holes)]
+
+
+def _settle(
+    t: _Tables,
+    options: Options,
+    board: bytes,
+    supply: tuple[int, int],
+    mover: Seat,
+    ply: int,
+    last: str,
+    history: tuple[bytes, ...],
+    changed: Sequence[int],
+) -> State:
+    """The state after ``mover`` acted: a win, else automatic passes, deadlock, repetition.
+
+    ``changed`` are the positions whose cube is new; since nobody had a path before the
+    action, a new path runs through one of them.
+    """
+    other = _OTHER[mover]
+    colours = _paths(t, board, changed, options.win_height)
+    mine, theirs = mover + 1 in colours, other + 1 in colours
+    result = None
+    if mine and theirs:
+        result = Outcome(
+            other,
+            f"both colours connect the three sides on {SEAT_NAMES[mover].title()}'s move, "
+            "so the mover loses",
+        )
+    elif mine or theirs:
+        winner = mover if mine else other
+        result = Outcome(winner, f"{SEAT_NAMES[winner].title()} connects the three sides")
+    if result is not None:
+        return State(options, board, supply, None, ply, last, 0, history, result)
+    # Whoever is to move must have an action: else they pass, and if the mover cannot act
+    # either, the game is deadlocked.  Destinations found here serve legal_moves later.
+    turn, passes, memo = other, 0, None
+    if not pie.can_swap(ply, options.pie) and not _can_add(t, board, other, supply):
+        memo = _destinations(t, board, other + 1)
+        if not memo:
+            turn, passes = mover, 1
+            if not _can_add(t, board, mover, supply):
+                memo = _destinations(t, board, mover + 1)
+                if not memo:
+                    result = Outcome(None, "deadlock: neither player can act")
+                    return State(options, board, supply, None, ply, last, 2, history, result)
+    key = board + _SEAT_BYTES[turn]
+    if history.count(key) >= 2:
+        result = Outcome(None, "the same position occurred for the third time")
+        return State(options, board, supply, None, ply, last, passes, history + (key,), result)
+    return State(options, board, supply, turn, ply, last, passes, history + (key,), None, memo)
+
+
+_OTHER = (Seat.SECOND, Seat.FIRST)
+_SEAT_BYTES = (b"\x00", b"\x01")
