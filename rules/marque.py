@@ -60,7 +60,7 @@ from __future__ import annotations
 import functools
 import itertools
 import operator
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from typing import TypeAlias
@@ -277,6 +277,12 @@ def move_text(move: Move) -> str:
 def occupied_bases(state: State, seat: Seat) -> frozenset[str]:
     """The letters of the bases ``seat`` occupies (three consecutive triangles, spec §8)."""
     return frozenset(_base_letters(_held(state.pieces[seat])).split(", ")) - {""}
+
+
+def formation_wins(formation: str, bases: Collection[str]) -> bool:
+    """Whether a group holding ``bases`` (letters) wins under ``formation`` (spec §9 table)."""
+    held = sum(1 << tiling.BASE_NAMES.index(letter) for letter in set(bases))
+    return _WINS[formation][held]
 
 
 def groups(state: State, seat: Seat) -> list[frozenset[str]]:
