@@ -18,8 +18,11 @@ Decisions (the spec's, §0 and §14, unless said):
   flags ``-any_2 -any_3 -any_4 -non_adj_2 -opposite -y`` choose the others; two different
   formation flags are incompatible.  ``-y`` (D plus {A,E,F} or {B,C,G}) is experimental.
 * No swap, no voluntary pass.  A player without a legal move passes automatically inside
-  :func:`play`; a forced pass answered by a forced pass ends the game in a draw.  A forced
-  pass clears that player's previous move (it blocks nothing afterwards).
+  :func:`play` and the turn comes back to the mover; a forced pass clears the passer's
+  previous move (it blocks nothing afterwards).  A forced pass answered by a forced pass
+  ends the game in a draw, as the spec says, but it cannot actually happen: the mover would
+  have to leave one empty cell, the last freedom of all of their groups, so their pieces
+  cover every base and the win, checked first (§10), ends the game.
 * Unknown labels and ``f3,f3`` are syntax errors (InvalidMoveError: ``unknown-cell``,
   ``same-cell-twice``); ``pass`` is never accepted as input.  Every illegal move's message
   ends with the spec's reason code in parentheses, e.g. ``(suicide)``.
@@ -27,9 +30,10 @@ Decisions (the spec's, §0 and §14, unless said):
   mover was examined when it last changed (§10), so a game played from the start cannot hold
   an unnoticed winning group.
 * The third-repetition draw of §10 is a server setting and is not part of these rules.
-* Group searches are bitmask floods written here rather than :mod:`rules.geometry.graph`
-  calls: with 96-bit masks a flood, its freedoms and the capture test are a few integer
-  operations per cell, which the random-playout speed target needs.
+* Groups are kept from move to move as (group, border) bitmask pairs in the State (a cache
+  that equality ignores): a group's freedoms are then one AND, and a capture or suicide test
+  needs no search.  The few whole-board searches (from_data, displays) are bitmask floods
+  here rather than :mod:`rules.geometry.graph` calls, which the tests use as the reference.
 
 ``to_data(state)`` is a dict (coordinates in cell-edge units, x to the right, y pointing down,
 the centre of base D at the origin):
@@ -204,6 +208,8 @@ def play(state: State, move: Move) -> State:
     mask = _SHAPE_MASKS.get(move.cells, 0)
     if not mask or state.ply == 0:
         mask = _check_shape(move.cells, state.ply == 0)
+        cells = tuple(sorted(move.cells))
+        move = _SINGLE_MOVES[cells[0]] if len(cells) == 1 else _PAIR_MOVES[(cells[0], cells[1])]
     if mask & (own | opp):
         raise IllegalMoveError(f"{move_text(move)}: that cell is occupied (cell-occupied)")
     if move == state.previous[seat] and state.previous[seat] is not None:
@@ -225,10 +231,10 @@ def play(state: State, move: Move) -> State:
         previous = (state.previous[0], move)
     options, ply = state.options, state.ply + 1
     held = _held(group) if (group & _BASE_TRIANGLE_MASK).bit_count() >= 6 else 0
+    other = _OTHER[seat]
     if _WINS[options.formation][held]:
         won = Outcome(seat, f"{SEAT_NAMES[seat]} joined bases {_base_letters(held)}")
-        return State(options, pieces, seat.other, ply, previous, move, seat, (), captured, won)
-    other = seat.other
+        return State(options, pieces, other, ply, previous, move, seat, (), captured, won)
     if _has_legal(opp, own, opp_chains, own_chains, previous[other]):
         return State(options, pieces, other, ply, previous, move, seat, (), captured, None, chains)
     # The opponent must pass: the turn comes back, and a pass blocks nothing later.
@@ -411,6 +417,7 @@ def render(state: State) -> str:
 # --- private helpers -------------------------------------------------------------------------
 
 _CELL_COUNT = tiling.CELL_COUNT
+_OTHER = (Seat.SECOND, Seat.FIRST)
 _FULL = (1 << _CELL_COUNT) - 1
 _NEIGHBOUR_MASKS: tuple[int, ...] = tuple(
     sum(1 << other for other in tiling.NEIGHBOURS[cell]) for cell in range(_CELL_COUNT)
