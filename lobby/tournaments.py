@@ -104,6 +104,7 @@ class ErrorCode(StrEnum):
     NO_MORE_ROUNDS = "no-more-rounds"
     NOT_OVER = "not-over"
     UNKNOWN_GAME = "unknown-game"
+    UNKNOWN_TOURNAMENT = "unknown-tournament"
     RESULT_CONFLICT = "result-conflict"
     BAD_RESULT = "bad-result"
 

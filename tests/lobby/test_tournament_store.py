@@ -1,0 +1,194 @@
+"""Tournaments in a real Redis: races between processes commit once, refusals write nothing,
+and a Redis restart mid-round loses no result."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+import pytest
+import redis.asyncio as aioredis
+
+from lobby import tournament_store as store
+from lobby import tournaments as tn
+from lobby.identity import Player
+from lobby.tournaments import ErrorCode, Format, Settings, Status, TournamentError
+from tests.conftest import RedisServer
+
+HOST = Player("host", "Host", guest=False)
+START = 1000.0
+
+
+def player(n: int) -> Player:
+    return Player(f"p{n}", f"P{n}", guest=False)
+
+
+@pytest.fixture
+async def other_client(
+    redis_server: RedisServer, redis_client: aioredis.Redis
+) -> AsyncIterator[aioredis.Redis]:
+    """A second connection, standing for a second server process."""
+    client = aioredis.Redis.from_url(redis_server.url)
+    yield client
+    await client.aclose()
+
+
+async def new_event(
+    client: aioredis.Redis, fmt: Format, players: int, max_players: int = 8, **extra: object
+) -> str:
+    settings = Settings("osbox", fmt, START, max_players, **extra)  # type: ignore[arg-type]
+    await store.create(client, "cup", HOST, settings, 0.0)
+    for n in range(1, players + 1):
+        await store.join(client, "cup", player(n), 2000 - 10 * n, 0.0)
+    return "cup"
+
+
+async def test_create_then_load_and_list(redis_client: aioredis.Redis) -> None:
+    tid = await new_event(redis_client, Format.SWISS, 3, rounds=3)
+    loaded = await store.load(redis_client, tid)
+    assert loaded is not None and [e.id for e in loaded.entrants] == ["p1", "p2", "p3"]
+    assert [row["id"] for row in await store.listed(redis_client, Status.CREATED)] == [tid]
+    assert await store.due(redis_client, START - 1) == []
+    assert await store.due(redis_client, START) == [tid]
+    with pytest.raises(ValueError):
+        await store.create(redis_client, tid, HOST, loaded.settings, 0.0)
+
+
+async def test_racing_joins_for_the_last_seat_admit_one(
+    redis_client: aioredis.Redis, other_client: aioredis.Redis
+) -> None:
+    tid = await new_event(redis_client, Format.KNOCKOUT, 1, max_players=2)
+    outcomes = await asyncio.gather(
+        store.join(redis_client, tid, player(2), 1500, 0.0),
+        store.join(other_client, tid, player(3), 1500, 0.0),
+        return_exceptions=True,
+    )
+    refusals = [o for o in outcomes if isinstance(o, TournamentError)]
+    assert len(refusals) == 1 and refusals[0].code is ErrorCode.FULL
+    loaded = await store.load(redis_client, tid)
+    assert loaded is not None and len(loaded.entrants) == 2
+
+
+async def test_a_refusal_writes_nothing(redis_client: aioredis.Redis) -> None:
+    tid = await new_event(redis_client, Format.SWISS, 3, rounds=3)
+    before = await redis_client.get(f"tournament:{{{tid}}}:state")
+    with pytest.raises(TournamentError) as refusal:
+        await store.join(redis_client, tid, player(1), 1500, 0.0)
+    assert refusal.value.code is ErrorCode.ALREADY_JOINED
+    with pytest.raises(TournamentError) as refusal:
+        await store.withdraw(redis_client, tid, "p9", 0.0)
+    assert refusal.value.code is ErrorCode.NOT_JOINED
+    with pytest.raises(TournamentError) as refusal:
+        await store.join(redis_client, "nope", player(1), 1500, 0.0)
+    assert refusal.value.code is ErrorCode.UNKNOWN_TOURNAMENT
+    assert await redis_client.get(f"tournament:{{{tid}}}:state") == before
+
+
+async def test_two_processes_starting_at_once_start_it_once(
+    redis_client: aioredis.Redis, other_client: aioredis.Redis
+) -> None:
+    tid = await new_event(redis_client, Format.SWISS, 5, rounds=3)
+    first, second = await asyncio.gather(
+        store.start(redis_client, tid, START), store.start(other_client, tid, START)
+    )
+    assert [first.changed, second.changed].count(True) == 1
+    assert first.tournament == second.tournament
+    opened = first.new_games + second.new_games
+    assert len(opened) == 2 and all(not g.is_bye for g in opened)
+    assert len(first.tournament.games) == 3
+    assert [row["id"] for row in await store.listed(redis_client, Status.RUNNING)] == [tid]
+    assert await store.listed(redis_client, Status.CREATED) == []
+
+
+async def test_a_stale_version_cannot_commit(
+    redis_client: aioredis.Redis, other_client: aioredis.Redis
+) -> None:
+    """Both processes read round 1 complete and pair round 2; only one commit lands."""
+    tid = await new_event(redis_client, Format.SWISS, 4, rounds=3)
+    t = (await store.start(redis_client, tid, START)).tournament
+    for g in tn.pairings(t):
+        t = (await store.record_result(redis_client, tid, g.id, 1.0, START)).tournament
+    seen_here = await store.load(redis_client, tid)
+    seen_there = await store.load(other_client, tid)
+    assert seen_here is not None and seen_there is not None
+    landed = await asyncio.gather(
+        store.commit_if_version(redis_client, seen_here, tn.pair_round(seen_here, START)),
+        store.commit_if_version(other_client, seen_there, tn.pair_round(seen_there, START)),
+    )
+    assert sorted(landed) == [False, True]
+    stored = await store.load(redis_client, tid)
+    assert stored is not None and stored.round == 2
+    assert len([g for g in stored.games if g.round == 2]) == 2
+
+
+async def test_two_processes_pairing_a_round_create_one_set_of_games(
+    redis_client: aioredis.Redis, other_client: aioredis.Redis
+) -> None:
+    tid = await new_event(redis_client, Format.SWISS, 6, rounds=3)
+    t = (await store.start(redis_client, tid, START)).tournament
+    for g in tn.pairings(t):
+        await store.record_result(other_client, tid, g.id, 0.5, START)
+    attempts = await asyncio.gather(
+        *(store.pair_round(client, tid, 2, START) for client in (redis_client, other_client) * 3)
+    )
+    assert [a.changed for a in attempts].count(True) == 1
+    assert len({a.tournament for a in attempts}) == 1
+    assert sum(len(a.new_games) for a in attempts) == 3
+    stored = await store.load(redis_client, tid)
+    assert stored is not None and stored.round == 2
+    assert len(stored.games) == 6
+
+
+async def test_a_result_reported_twice_at_once_counts_once(
+    redis_client: aioredis.Redis, other_client: aioredis.Redis
+) -> None:
+    tid = await new_event(redis_client, Format.SWISS, 4, rounds=3)
+    t = (await store.start(redis_client, tid, START)).tournament
+    game = tn.pairings(t)[0]
+    first, second = await asyncio.gather(
+        store.record_result(redis_client, tid, game.id, 1.0, START),
+        store.record_result(other_client, tid, game.id, 1.0, START),
+    )
+    assert [first.changed, second.changed].count(True) == 1
+    assert first.tournament.version == second.tournament.version == t.version + 1
+    with pytest.raises(TournamentError) as refusal:
+        await store.record_result(redis_client, tid, game.id, 0.0, START)
+    assert refusal.value.code is ErrorCode.RESULT_CONFLICT
+
+
+async def test_results_survive_a_redis_restart_mid_round(
+    redis_server: RedisServer, redis_client: aioredis.Redis
+) -> None:
+    """Redis is killed (SIGKILL) after a result is acknowledged; the result is there after."""
+    tid = await new_event(redis_client, Format.KNOCKOUT, 4)
+    t = (await store.start(redis_client, tid, START)).tournament
+    game = tn.pairings(t)[0]
+    await store.record_result(redis_client, tid, game.id, 1.0, START)
+    redis_server.restart()
+    fresh = aioredis.Redis.from_url(redis_server.url)
+    try:
+        stored = await store.load(fresh, tid)
+        assert stored is not None
+        kept = stored.game(game.id)
+        assert kept is not None and kept.score == 1.0
+        assert not (await store.record_result(fresh, tid, game.id, 1.0, START)).changed
+        with pytest.raises(TournamentError) as refusal:
+            await store.pair_round(fresh, tid, 2, START)
+        assert refusal.value.code is ErrorCode.ROUND_UNFINISHED
+    finally:
+        await fresh.aclose()
+
+
+async def test_finish_and_cancel_are_idempotent(redis_client: aioredis.Redis) -> None:
+    tid = await new_event(redis_client, Format.KNOCKOUT, 2)
+    t = (await store.start(redis_client, tid, START)).tournament
+    await store.record_result(redis_client, tid, tn.pairings(t)[0].id, 1.0, START)
+    assert (await store.finish(redis_client, tid, START)).changed
+    assert not (await store.finish(redis_client, tid, START + 1)).changed
+    assert [row["id"] for row in await store.listed(redis_client, Status.FINISHED)] == [tid]
+    assert await store.due(redis_client, START) == []
+    await store.create(
+        redis_client, "empty", HOST, Settings("osbox", Format.ARENA, START, 8, duration=60), 0
+    )
+    assert (await store.cancel(redis_client, "empty")).changed
+    assert not (await store.cancel(redis_client, "empty")).changed
