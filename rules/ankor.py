@@ -17,7 +17,7 @@ evaluated: a colour wins with a face-connected group touching sides U, V and W, 
 touches a side when it lies on that side's slope at a level ``<= win_height``.
 
 Options (pbmserv flags): ``-size=n`` (1..26, default 6), ``-win_height=h`` (-1 for any level,
-else 0..size-1; default 1, the official "tip" rule), ``-swap`` / ``-no_swap`` (pie rule, on).
+else 0..25; default 1, the official "tip" rule), ``-swap`` / ``-no_swap`` (pie rule, on).
 
 Decisions where the spec leaves room (each also in the spec's §7 unless marked *ours*):
 
@@ -33,8 +33,9 @@ Decisions where the spec leaves room (each also in the spec's §7 unless marked 
 * *Ours:* ``pass`` is never typed; :func:`parse_move` rejects it as text.
 * *Ours:* a label that is well formed but names no position of this board size (``h1`` on a
   size-6 board) is a syntax error of this board, like any other text that names no move.
-* *Ours:* ``-win_height`` above the apex level (``size - 1``) is rejected as incompatible with
-  ``-size``: it would mean the same as ``-win_height=-1``, so the canonical form is that.
+* *Ours:* ``-win_height`` at or above the apex level (``size - 1``) means every level, like
+  ``-1``; it is accepted (so ``-size=1`` keeps the default ``-win_height=1``).  The one
+  incompatible combination is ``-swap`` with ``-no_swap``.
 
 ``to_data`` shape (plain data; ``from_data`` reads the first group only)::
 
@@ -121,10 +122,9 @@ class Options:
             raise OptionsError(f"option -size={self.size} is out of range (1..{trigrid.MAX_SIZE})")
         if self.win_height < -1:
             raise OptionsError(f"option -win_height={self.win_height} is out of range (-1..)")
-        if self.win_height > self.size - 1:
+        if self.win_height > trigrid.MAX_SIZE - 1:
             raise OptionsError(
-                f"incompatible options -win_height={self.win_height} and -size={self.size}: "
-                f"the apex is level {self.size - 1} (use -win_height=-1 for any level)"
+                f"option -win_height={self.win_height} is out of range (-1..{trigrid.MAX_SIZE - 1})"
             )
 
 
