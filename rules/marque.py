@@ -61,12 +61,9 @@ the centre of base D at the origin):
 
 from __future__ import annotations
 
-import functools
 import itertools
-import operator
 from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass, field
-from functools import cache
 from typing import TypeAlias
 
 from rules.api import (
@@ -177,7 +174,7 @@ def scores(state: State) -> tuple[int, int] | None:
 
 
 def legal_moves(state: State) -> Iterator[Move]:
-    """Every legal move, singles by cell then pairs, each once (spec §4-§6)."""
+    """Every legal move once: singles by cell, then pairs by base (spec §4-§6)."""
     if state.outcome is not None:
         return iter(())
     seat = state.turn
@@ -432,32 +429,32 @@ _PAIR_NEIGHBOUR_MASKS: tuple[int, ...] = tuple(
 _SINGLE_MOVES: tuple[Move, ...] = tuple(Move((cell,)) for cell in range(_CELL_COUNT))
 _PAIR_MOVES: dict[tuple[int, int], Move] = {pair: Move(pair) for pair in tiling.TRIANGLE_PAIRS}
 _SQUARE_MASK = sum(1 << cell for cell in range(_CELL_COUNT) if tiling.SHAPES[cell] == tiling.SQUARE)
-_SINGLE_TABLES: tuple[tuple[int, tuple[tuple[Move, ...], ...]], ...] = tuple(
-    (
-        shift,
-        tuple(
-            tuple(_SINGLE_MOVES[shift + i] for i in range(8) if byte >> i & 1)
-            for byte in range(256)
-        ),
-    )
-    for shift in range(0, _CELL_COUNT, 8)
-)
-"""For each byte of a mask (its shift): the single moves of the cells set in each value."""
-_SPREAD_TABLES: tuple[tuple[int, tuple[int, ...]], ...] = tuple(
-    (
-        shift,
-        tuple(
-            functools.reduce(
-                operator.or_,
-                (_NEIGHBOUR_MASKS[shift + i] for i in range(8) if byte >> i & 1),
-                0,
-            )
-            for byte in range(256)
-        ),
-    )
-    for shift in range(0, _CELL_COUNT, 8)
-)
-"""For each byte of a mask (its shift): the neighbours of the cells set in each value."""
+_CHUNK = 8
+"""Masks are read in chunks of this many cells through tables of 2**_CHUNK entries."""
+_CHUNK_MASK = (1 << _CHUNK) - 1
+
+
+def _chunk_tables(shift: int) -> tuple[tuple[tuple[Move, ...], ...], tuple[int, ...]]:
+    """For the chunk of cells at ``shift``: per value, the single moves of its set cells
+    (ascending) and the mask of their neighbours."""
+    singles: list[tuple[Move, ...]] = [()]
+    spread = [0]
+    for value in range(1, 1 << _CHUNK):
+        low = value & -value
+        cell = shift + low.bit_length() - 1
+        rest = value ^ low
+        singles.append(
+            (_SINGLE_MOVES[cell], *singles[rest]) if cell < _CELL_COUNT else singles[rest]
+        )
+        spread.append(spread[rest] | (_NEIGHBOUR_MASKS[cell] if cell < _CELL_COUNT else 0))
+    return tuple(singles), tuple(spread)
+
+
+_CHUNKS = [(shift, *_chunk_tables(shift)) for shift in range(0, _CELL_COUNT, _CHUNK)]
+_SINGLE_TABLES = tuple((shift, singles) for shift, singles, _ in _CHUNKS)
+"""Per chunk (its shift): the single moves of the cells set in each value."""
+_SPREAD_TABLES = tuple((shift, spread) for shift, _, spread in _CHUNKS)
+"""Per chunk (its shift): the neighbours of the cells set in each value."""
 _SHAPE_MASKS: dict[tuple[int, ...], int] = {
     move.cells: sum(1 << cell for cell in move.cells)
     for move in (*_SINGLE_MOVES, *_PAIR_MOVES.values())
@@ -465,9 +462,37 @@ _SHAPE_MASKS: dict[tuple[int, ...], int] = {
 """The mask of every well-shaped move (spec §4), keyed by its cells."""
 _BASE_TRIANGLE_MASK = (1 << 6 * len(tiling.BASE_NAMES)) - 1
 _SQUARE_SPREAD_TABLES = tuple(
-    (shift, table) for shift, table in _SPREAD_TABLES if (255 << shift) & _SQUARE_MASK
+    (shift, table) for shift, table in _SPREAD_TABLES if (_CHUNK_MASK << shift) & _SQUARE_MASK
 )
-_BASE_SHIFTS = tuple(6 * base for base in range(len(tiling.BASE_NAMES)))
+_FIRSTS = sum(1 << 6 * base for base in range(len(tiling.BASE_NAMES)))
+"""Triangle 1 of every base."""
+_SIXTHS = _FIRSTS << 5
+"""Triangle 6 of every base."""
+_PAIR_OF_BIT = tuple(
+    _PAIR_MOVES[tuple(sorted((ring[k], ring[(k + 1) % 6])))]  # type: ignore[index]
+    for ring in tiling.BASE_TRIANGLES
+    for k in range(6)
+)
+"""The pair move that bit 6*base + k stands for: triangles k and k+1 (mod 6) of the base."""
+_PAIR_BITS: dict[Move, int] = {move: 1 << bit for bit, move in enumerate(_PAIR_OF_BIT)}
+_PAIR_MASK_OF_BIT: dict[int, int] = {
+    1 << bit: _SHAPE_MASKS[move.cells] for bit, move in enumerate(_PAIR_OF_BIT)
+}
+_PAIR_TABLES = tuple(
+    (
+        shift,
+        tuple(
+            tuple(
+                _PAIR_OF_BIT[shift + i]
+                for i in range(_CHUNK)
+                if value >> i & 1 and shift + i < len(_PAIR_OF_BIT)
+            )
+            for value in range(1 << _CHUNK)
+        ),
+    )
+    for shift in range(0, len(_PAIR_OF_BIT), _CHUNK)
+)
+"""Per chunk of pair bits (its shift): the pair moves of the bits set in each value."""
 _BASE_COUNT = len(tiling.BASE_NAMES)
 
 _HOLDS: tuple[bool, ...] = tuple(
@@ -624,12 +649,13 @@ def _resolve(
 def _legal(
     own: int, opp: int, own_chains: Chains, opp_chains: Chains, first: bool, banned: Move | None
 ) -> list[Move]:
-    """The legal moves for the side owning ``own``, in canonical order.
+    """The legal moves for the side owning ``own``: singles by cell, then pairs by base,
+    each base clockwise from its pair of triangles 1 and 2.
 
     A cell or pair with an empty neighbour is always legal; for one without, the groups
     around it decide: a group of the mover keeping another freedom, or an opponent group
-    losing its last one (spec §5).  Masks go through byte-sized tables, so the work grows
-    with the number of bytes of the board rather than with its cells.
+    losing its last one (spec §5).  Masks are read through tables of chunks of cells, so
+    the work grows with the number of chunks of the board rather than with its cells.
     """
     empty = _FULL ^ own ^ opp
     candidates = empty
@@ -643,34 +669,42 @@ def _legal(
         candidates &= _TRIANGLE_MASK
     near_empty = 0
     for shift, table in _SPREAD_TABLES:
-        near_empty |= table[empty >> shift & 255]
+        near_empty |= table[empty >> shift & _CHUNK_MASK]
     hard = candidates & ~near_empty
     candidates &= near_empty
     if hard:
         candidates |= hard & _playable(own_chains, opp_chains, empty, hard)
     moves: list[Move] = []
     for shift, singles in _SINGLE_TABLES:
-        byte = candidates >> shift & 255
-        if byte:
-            moves += singles[byte]
+        chunk = candidates >> shift & _CHUNK_MASK
+        if chunk:
+            moves += singles[chunk]
     if first:
         return moves
+    # Pairs by bit 6*base + k: triangles k and k+1 (mod 6) of the base, as in _PAIR_BITS.
+    triangles = empty & _BASE_TRIANGLE_MASK
     square_free = 0
     empty_squares = empty & _SQUARE_MASK
     for shift, table in _SQUARE_SPREAD_TABLES:
-        square_free |= table[empty_squares >> shift & 255]
-    for shift in _BASE_SHIFTS:
-        key = (empty >> shift & 63) << 6 | (square_free >> shift & 63)
-        if not key >> 6:
-            continue
-        easy, hard_pairs = _pair_moves(shift, key)
-        if banned_pair is not None and any(move is banned_pair for move in easy):
-            moves += [move for move in easy if move is not banned_pair]
-        else:
-            moves += easy
-        for pair, move in hard_pairs:
-            if move is not banned_pair and _pair_playable(own_chains, opp_chains, empty, pair):
-                moves.append(move)
+        square_free |= table[empty_squares >> shift & _CHUNK_MASK]
+    square_free &= _BASE_TRIANGLE_MASK
+    following = _following(triangles)
+    pairs = triangles & following
+    if banned_pair is not None:
+        pairs &= ~_PAIR_BITS[banned_pair]
+    hard = pairs & ~(_preceding(triangles) | _following(following) | square_free)
+    hard &= ~_following(square_free)
+    if hard:
+        pairs ^= hard
+        while hard:
+            low = hard & -hard
+            hard ^= low
+            if _pair_playable(own_chains, opp_chains, empty, _PAIR_MASK_OF_BIT[low]):
+                pairs |= low
+    for shift, pair_moves in _PAIR_TABLES:
+        chunk = pairs >> shift & _CHUNK_MASK
+        if chunk:
+            moves += pair_moves[chunk]
     return moves
 
 
@@ -724,33 +758,14 @@ def _pair_playable(own_chains: Chains, opp_chains: Chains, empty: int, pair: int
     return False
 
 
-@cache
-def _pair_moves(shift: int, key: int) -> tuple[tuple[Move, ...], tuple[tuple[int, Move], ...]]:
-    """The pairs of ``base`` whose triangles are both empty, split by an easy test.
+def _following(mask: int) -> int:
+    """Base triangles rotated within their base: bit k is set iff triangle k+1 (mod 6) is."""
+    return (mask >> 1) & ~_SIXTHS | (mask & _FIRSTS) << 5
 
-    ``key`` holds two 6-bit patterns of the base's triangles: which are empty (high bits)
-    and which have an empty square next to them (low bits).  A pair with an empty neighbour
-    (an empty square or an empty ring triangle beside it) is legal at once; the others are
-    returned with their masks, for the group test.
-    """
-    empty, square_free = key >> 6, key & 63
-    base = shift // 6
-    easy: list[Move] = []
-    hard: list[tuple[int, Move]] = []
-    for k in range(6):
-        a, b = k, (k + 1) % 6
-        if not (empty >> a & 1 and empty >> b & 1):
-            continue
-        low, high = sorted((6 * base + a, 6 * base + b))
-        move = _PAIR_MOVES[(low, high)]
-        around = (1 << (k - 1) % 6) | (1 << (k + 2) % 6)
-        if empty & around or square_free & ((1 << a) | (1 << b)):
-            easy.append(move)
-        else:
-            hard.append(((1 << low) | (1 << high), move))
-    easy.sort(key=lambda m: m.cells)
-    hard.sort(key=lambda h: h[1].cells)
-    return tuple(easy), tuple(hard)
+
+def _preceding(mask: int) -> int:
+    """Base triangles rotated within their base: bit k is set iff triangle k-1 (mod 6) is."""
+    return (mask << 1) & ~_FIRSTS & _BASE_TRIANGLE_MASK | (mask & _SIXTHS) >> 5
 
 
 def _held(stones: int) -> int:
