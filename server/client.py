@@ -56,8 +56,10 @@ def guest(base_url: str) -> tuple[dict[str, Any], str]:
 class Client:
     """One websocket to the server, with request ids, replies and synced room views."""
 
-    def __init__(self, socket: ClientConnection) -> None:
+    def __init__(self, socket: ClientConnection, apply_diffs: bool = True) -> None:
+        """``apply_diffs`` False keeps no room copies (a load generator's spectators)."""
         self.socket = socket
+        self.apply_diffs = apply_diffs
         self.player: dict[str, Any] | None = None
         self.rooms: dict[str, RoomView] = {}
         self.frames_received = 0
@@ -70,13 +72,15 @@ class Client:
         self._reader = asyncio.create_task(self._read())
 
     @classmethod
-    async def connect(cls, ws_url: str, token: str | None, timeout: float = 10.0) -> Client:
+    async def connect(
+        cls, ws_url: str, token: str | None, timeout: float = 10.0, apply_diffs: bool = True
+    ) -> Client:
         """Connect to ``ws_url`` (``ws://host:port/ws``) and wait for the welcome."""
         url = ws_url if token is None else f"{ws_url}?token={token}"
         socket = await asyncio.wait_for(
             connect(url, compression=None, max_size=None, open_timeout=timeout), timeout
         )
-        client = cls(socket)
+        client = cls(socket, apply_diffs)
         await asyncio.wait_for(asyncio.shield(client._welcome), timeout)
         return client
 
@@ -209,6 +213,10 @@ class Client:
             raise protocol.FrameError(f"unexpected server message {kind!r}")
 
     def _apply_diff(self, body: dict[str, Any]) -> None:
+        if not self.apply_diffs:
+            if self.on_diff is not None:
+                self.on_diff(body["room"], body["version"])
+            return
         view = self.rooms.get(body["room"])
         if view is None or view.doc is None or body["version"] <= view.version:
             return  # not watched yet, or already applied

@@ -16,6 +16,7 @@ fixtures in ``tests/fixtures/diffs/``.  Standard library only.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, TypeAlias
 
 PlainData: TypeAlias = Any
@@ -60,12 +61,14 @@ def apply(doc: PlainData, ops: list[Op]) -> PlainData:
 
 
 def _diff(old: PlainData, new: PlainData, path: Path, ops: list[Op]) -> None:
-    # Types first: True == 1 and 1.0 == 1 in Python, but not on the wire.
+    # Types first: True == 1 and 1.0 == 1 in Python, but not on the wire.  Lists and tuples
+    # are both msgpack arrays, so they compare as one kind.
     if type(old) is not type(new):
-        ops.append([SET, path, new])
+        if isinstance(old, _SEQUENCES) and isinstance(new, _SEQUENCES):
+            _diff_lists(old, new, path, ops)
+        else:
+            ops.append([SET, path, new])
     elif isinstance(new, dict):
-        if old == new:
-            return
         for key in old:
             if key not in new:
                 ops.append([DELETE, [*path, key]])
@@ -76,21 +79,26 @@ def _diff(old: PlainData, new: PlainData, path: Path, ops: list[Op]) -> None:
                 before = old[key]
                 if type(before) is not type(value) or before != value:
                     _diff(before, value, [*path, key], ops)
-    elif isinstance(new, list):
-        _diff_lists(old, new, path, ops)
+    elif isinstance(new, _SEQUENCES):
+        if old != new:
+            _diff_lists(old, new, path, ops)
     elif old != new:
         ops.append([SET, path, new])
 
 
-def _diff_lists(old: list[Any], new: list[Any], path: Path, ops: list[Op]) -> None:
+def _diff_lists(old: Sequence[Any], new: Sequence[Any], path: Path, ops: list[Op]) -> None:
     shared = min(len(old), len(new))
-    if old[:shared] == new[:shared] and _same_types(old, new, shared):
-        changed: list[int] = []
-    else:
-        changed = [i for i in range(shared) if type(old[i]) is not type(new[i]) or old[i] != new[i]]
-        if len(changed) > 1 and 2 * len(changed) > len(new):
-            ops.append([SET, path, new])  # mostly different: one set is shorter
-            return
+    changed: list[int] = []
+    # Equal containers are taken as unchanged: a bool replaced by an equal int somewhere
+    # inside an otherwise equal list or map goes unnoticed (rules data never does that).
+    if type(old) is not type(new) or old[:shared] != new[:shared]:
+        limit = max(1, len(new) // 2)
+        for i, (before, after) in enumerate(zip(old, new, strict=False)):
+            if before != after or not _same_kind(before, after):
+                changed.append(i)
+                if len(changed) > limit:
+                    ops.append([SET, path, new])  # mostly different: one set is shorter
+                    return
     for i in changed:
         _diff(old[i], new[i], [*path, i], ops)
     if len(new) < len(old):
@@ -99,8 +107,11 @@ def _diff_lists(old: list[Any], new: list[Any], path: Path, ops: list[Op]) -> No
         ops.append([SET, [*path, i], new[i]])
 
 
-def _same_types(old: list[Any], new: list[Any], count: int) -> bool:
-    return all(type(a) is type(b) for a, b in zip(old[:count], new[:count], strict=True))
+_SEQUENCES = (list, tuple)
+
+
+def _same_kind(a: object, b: object) -> bool:
+    return type(a) is type(b) or (isinstance(a, _SEQUENCES) and isinstance(b, _SEQUENCES))
 
 
 def _walk(doc: PlainData, path: list[Any]) -> PlainData:

@@ -45,8 +45,10 @@ def redis_binary() -> str:
 class EmbeddedRedis:
     """One redis-server child process keeping its append-only file in ``data_dir``."""
 
-    def __init__(self, data_dir: Path) -> None:
+    def __init__(self, data_dir: Path, tcp: bool = False) -> None:
+        """``tcp``: listen on a free loopback port instead of a unix socket."""
         self.data_dir = data_dir.resolve()
+        self.tcp = tcp
         self.process: subprocess.Popen[bytes] | None = None
         self.socket_path = self.data_dir / "redis.sock"
         self.pid_path = self.data_dir / "redis.pid"
@@ -65,7 +67,7 @@ class EmbeddedRedis:
         with contextlib.suppress(FileNotFoundError):
             self.socket_path.unlink()
         listen = ["--port", "0", "--unixsocket", str(self.socket_path), "--unixsocketperm", "700"]
-        if len(str(self.socket_path)) > _SOCKET_PATH_LIMIT:
+        if self.tcp or len(str(self.socket_path)) > _SOCKET_PATH_LIMIT:
             self.port = _free_port()
             listen = ["--port", str(self.port), "--bind", "127.0.0.1"]
         self.process = subprocess.Popen(

@@ -44,6 +44,8 @@ class Fanout:
         self._pubsub = client.pubsub()
         self._control = f"server:{process_id}"
         self._rooms: dict[str, set[Subscriber]] = {}
+        self._confirmed: set[str] = set()
+        """Rooms whose subscription Redis has confirmed (and not yet been asked to drop)."""
         self._on_remote = on_remote
         self._on_resubscribed = on_resubscribed
         self._task: asyncio.Task[None] | None = None
@@ -83,10 +85,15 @@ class Fanout:
         local.discard(subscriber)
         if not local:
             del self._rooms[room_id]
+            self._confirmed.discard(room_id)
             try:
                 await self._pubsub.unsubscribe(channel(room_id))
             except (RedisConnectionError, RedisTimeoutError):
                 pass  # the subscription died with the connection
+
+    def is_subscribed(self, room_id: str) -> bool:
+        """Whether Redis certainly sends this process the room's channel."""
+        return room_id in self._confirmed
 
     def subscribers(self, room_id: str) -> set[Subscriber]:
         return self._rooms.get(room_id, set())
@@ -105,6 +112,7 @@ class Fanout:
                 if not lost:
                     log.warning("pub/sub connection lost: %s", error)
                 lost = True
+                self._confirmed.clear()
                 await asyncio.sleep(0.2)  # back off before reconnecting
                 continue
             if message is None:
@@ -114,10 +122,15 @@ class Fanout:
                 log.warning("pub/sub connection restored")
                 if self._on_resubscribed is not None:
                     asyncio.create_task(self._on_resubscribed(list(self._rooms)))
+            name = message["channel"]
+            name = name.decode() if isinstance(name, bytes) else name
+            if message["type"] == "subscribe" and name.startswith("room:"):
+                room_id = room_of_channel(name)
+                if room_id in self._rooms:
+                    self._confirmed.add(room_id)
             if message["type"] != "message":
                 continue
-            name = message["channel"]
-            room_id = room_of_channel(name.decode() if isinstance(name, bytes) else name)
+            room_id = room_of_channel(name)
             data: bytes = message["data"]
             (version,) = VERSION_PREFIX.unpack_from(data)
             if self._on_remote is not None:

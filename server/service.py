@@ -40,12 +40,16 @@ class RoomService:
         metrics: Metrics,
         process_id: str,
         history: int = store.DIFF_HISTORY,
+        snapshot_every: int = store.SNAPSHOT_EVERY,
     ) -> None:
+        # The kept diffs must reach back to the last whole document.
+        snapshot_every = max(1, min(snapshot_every, history))
         self.client = client
         self.fanout = fanout
         self.metrics = metrics
         self.process_id = process_id
         self.history = history
+        self.snapshot_every = snapshot_every
         self._cache: OrderedDict[RoomId, Loaded] = OrderedDict()
 
     async def room(self, room_id: RoomId) -> Loaded:
@@ -88,9 +92,9 @@ class RoomService:
             if not transition.events:
                 return loaded.room.version
             new = transition.room
-            doc_bytes = store.pack(room_doc(new))
-            doc = store.unpack(doc_bytes)  # the document exactly as clients will hold it
+            doc = room_doc(new)
             frame = encode_diff(room_id, new.version, diff(loaded.doc, doc))
+            whole = new.version - loaded.doc_version >= self.snapshot_every
             started = time.perf_counter()
             result = await _storage(
                 store.commit(
@@ -98,15 +102,16 @@ class RoomService:
                     room_id,
                     loaded.room.version,
                     new.version,
-                    doc_bytes,
+                    store.pack(doc) if whole else None,
                     frame,
                     ack,
                     self.history,
+                    self.fanout.is_subscribed(room_id),
                 )
             )
             self.metrics.observe_commit(time.perf_counter() - started)
             if result.applied:
-                self._remember(Loaded(new, doc))
+                self._remember(Loaded(new, doc, new.version if whole else loaded.doc_version))
                 if isinstance(command, Move):
                     self.metrics.moves += 1
                 self.fanout.deliver(room_id, new.version, frame)

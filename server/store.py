@@ -3,13 +3,18 @@
 Every key of a room shares the hash tag ``{<room id>}`` so one Lua script touches them all,
 ready for Redis Cluster:
 
-* ``room:{id}:room``      hash: ``version`` and ``doc`` (msgpack of :func:`rooms.room_doc`)
-* ``room:{id}:diffs``     list: the last diff frames, the newest at the end
+* ``room:{id}:room``      hash: ``version``; ``doc``, the msgpack of :func:`rooms.room_doc` at
+                          version ``doc_version`` (rewritten every few versions, not every move)
+* ``room:{id}:diffs``     list: the last diff frames, the newest at the end; the document at
+                          ``version`` is ``doc`` with the diffs after ``doc_version`` applied
 * ``room:{id}:acks``      hash: ``<version>:<player>:<request id>`` -> version committed
 * ``room:{id}:watchers``  hash: server process id -> spectators watching through it
 * channel ``room:{id}``   diff frames, each behind its 8-byte version
 
-The commit script checks the version, writes, trims and publishes in one step.  Nothing the
+The commit script checks the version, writes, trims and publishes in one step (publishing
+only when a process other than the committing one is subscribed).  A process that subscribes
+reads the room after subscribing, so it misses nothing: a commit either sees its
+subscription or happens before its read.  Nothing the
 script publishes leaves Redis before the write is in the append-only file: with
 ``appendfsync always`` Redis fsyncs before it writes any reply or pushed message back out.
 No decisions here; the Redis client is always an argument.
@@ -25,10 +30,14 @@ import msgpack
 import redis.asyncio as aioredis
 from redis.exceptions import NoScriptError
 
+from server.diff import apply
 from server.rooms import Room, RoomId, room_doc, room_from_doc
 
 DIFF_HISTORY = 100
 """Diffs kept per room to answer small gaps; older gaps get a snapshot."""
+SNAPSHOT_EVERY = 32
+"""A commit rewrites the whole document once this many diffs were kept since the last one;
+the others send only their diff, which is usually a small part of the document."""
 
 
 def room_key(room_id: RoomId) -> str:
@@ -57,10 +66,12 @@ def room_of_channel(name: str) -> RoomId:
 
 @dataclass(frozen=True, slots=True)
 class Loaded:
-    """A room and the exact plain document it was read from (what diffs start from)."""
+    """A room, the plain document it was read from (what the next diff starts from), and the
+    version of the last whole document stored in Redis."""
 
     room: Room
     doc: dict[str, Any]
+    doc_version: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,17 +105,35 @@ async def create_room(client: aioredis.Redis, room: Room) -> Room:
 
 async def load_room(client: aioredis.Redis, room_id: RoomId) -> Loaded | None:
     """The room as stored, or None if there is no such room."""
-    data = await client.hget(room_key(room_id), "doc")
-    if data is None:
+    doc_version, doc = await _load(client, room_id)
+    if doc is None:
         return None
-    doc = unpack(data)
-    return Loaded(room_from_doc(doc), doc)
+    return Loaded(room_from_doc(doc), doc, doc_version)
 
 
 async def load_doc(client: aioredis.Redis, room_id: RoomId) -> dict[str, Any] | None:
-    """The stored plain document of a room (for snapshots), or None."""
-    data = await client.hget(room_key(room_id), "doc")
-    return None if data is None else unpack(data)
+    """The room's current plain document (for snapshots), or None."""
+    return (await _load(client, room_id))[1]
+
+
+async def _load(client: aioredis.Redis, room_id: RoomId) -> tuple[int, dict[str, Any] | None]:
+    async with client.pipeline(transaction=True) as pipe:
+        pipe.hmget(room_key(room_id), "version", "doc", "doc_version")
+        pipe.lrange(diffs_key(room_id), 0, -1)
+        (version, data, doc_version), frames = await pipe.execute()
+    if data is None:
+        return -1, None
+    doc = unpack(data)
+    base = int(doc_version or 0)
+    for frame in frames:
+        body = unpack(frame)
+        if body["version"] > base:
+            if body["version"] != doc["version"] + 1:
+                raise ValueError(f"room {room_id}: diff history does not reach the document")
+            doc = apply(doc, body["ops"])
+    if doc["version"] != int(version):
+        raise ValueError(f"room {room_id}: stored version {version} but document {doc['version']}")
+    return base, doc
 
 
 async def commit(
@@ -112,13 +141,14 @@ async def commit(
     room_id: RoomId,
     expected_version: int,
     new_version: int,
-    doc: bytes,
+    doc: bytes | None,
     diff_frame: bytes,
     ack_field: str = "",
     history: int = DIFF_HISTORY,
+    subscribed: bool = False,
 ) -> CommitResult:
-    """Write the new document, keep its diff, record the ack and publish, all only if the
-    room is still at ``expected_version`` and ``ack_field`` was never committed."""
+    """Keep the diff (and the whole new document, when given), record the ack and publish,
+    all only if the room is still at ``expected_version`` and ``ack_field`` never committed."""
     result = await _run(
         client,
         _COMMIT,
@@ -126,11 +156,12 @@ async def commit(
         [
             str(expected_version),
             str(new_version),
-            doc,
+            b"" if doc is None else doc,
             diff_frame,
             ack_field,
             str(history),
             channel(room_id),
+            "1" if subscribed else "0",
         ],
     )
     status, version = int(result[0]), int(result[1])
@@ -192,7 +223,7 @@ async def _run(client: aioredis.Redis, script: _Script, keys: list[str], args: l
 _CREATE = _Script(
     """
 if redis.call('HSETNX', KEYS[1], 'doc', ARGV[2]) == 0 then return 0 end
-redis.call('HSET', KEYS[1], 'version', ARGV[1])
+redis.call('HSET', KEYS[1], 'version', ARGV[1], 'doc_version', ARGV[1])
 return 1
 """
 )
@@ -205,11 +236,20 @@ if ARGV[5] ~= '' then
 end
 local current = redis.call('HGET', KEYS[1], 'version')
 if current ~= ARGV[1] then return {0, tonumber(current or '-1')} end
-redis.call('HSET', KEYS[1], 'version', ARGV[2], 'doc', ARGV[3])
+if ARGV[3] == '' then
+  redis.call('HSET', KEYS[1], 'version', ARGV[2])
+else
+  redis.call('HSET', KEYS[1], 'version', ARGV[2], 'doc', ARGV[3], 'doc_version', ARGV[2])
+end
 redis.call('RPUSH', KEYS[2], ARGV[4])
 redis.call('LTRIM', KEYS[2], -tonumber(ARGV[6]), -1)
 if ARGV[5] ~= '' then redis.call('HSET', KEYS[3], ARGV[5], ARGV[2]) end
-redis.call('PUBLISH', ARGV[7], struct.pack('>I4I4', 0, tonumber(ARGV[2])) .. ARGV[4])
+-- ARGV[8] is 1 when the committing process is itself subscribed: it delivers to its own
+-- sockets, so publishing only matters when some other process listens.
+local listeners = redis.call('PUBSUB', 'NUMSUB', ARGV[7])[2] - tonumber(ARGV[8])
+if listeners > 0 then
+  redis.call('PUBLISH', ARGV[7], struct.pack('>I4I4', 0, tonumber(ARGV[2])) .. ARGV[4])
+end
 return {1, tonumber(ARGV[2])}
 """
 )

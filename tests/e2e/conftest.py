@@ -30,7 +30,7 @@ from server.client import Client
 from server.rooms import SeatHolder, new_room
 from server.settings import Settings
 from tests.conftest import RedisServer
-from tests.server.conftest import ttt  # noqa: F401 - the fixture, for this package too
+from tests.server import tictactoe
 
 ROOT = Path(__file__).resolve().parents[2]
 SECRET = b"end-to-end-tests"
@@ -69,6 +69,13 @@ async def start_server(redis_url: str, **changes: Any) -> RunningServer:
             await asyncio.sleep(0.005)  # uvicorn has no startup event to await
     port = server.servers[0].sockets[0].getsockname()[1]
     return RunningServer(server, task, port)
+
+
+@pytest.fixture(scope="session")
+def ttt() -> Iterator[ModuleType]:
+    """tic-tac-toe in ``rules.GAMES`` for the servers of these tests."""
+    with tictactoe.registered():
+        yield tictactoe
 
 
 @pytest.fixture

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import sys
 
-from rules import GAMES
 from server.__main__ import main
 from tests.server import tictactoe
 
-GAMES.setdefault(tictactoe.NAME, tictactoe)  # type: ignore[arg-type]
-sys.exit(main())
+with tictactoe.registered():
+    sys.exit(main())

@@ -7,13 +7,11 @@ from types import ModuleType
 
 import pytest
 
-from rules import GAMES
 from tests.server import tictactoe
 
 
 @pytest.fixture(scope="session")
 def ttt() -> Iterator[ModuleType]:
     """tic-tac-toe in ``rules.GAMES`` while the tests that ask for it run."""
-    GAMES[tictactoe.NAME] = tictactoe  # type: ignore[assignment]
-    yield tictactoe
-    GAMES.pop(tictactoe.NAME, None)
+    with tictactoe.registered():
+        yield tictactoe

@@ -7,6 +7,7 @@ wins); ``-swap`` enables the pie rule.  Registered only inside tests (see ``ttt_
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -161,3 +162,17 @@ def render(state: State) -> str:
     return "\n".join(
         "".join(marks[state.cells[r * n + c] + 1] for c in range(n)) for r in reversed(range(n))
     )
+
+
+@contextlib.contextmanager
+def registered() -> Iterator[None]:
+    """This game in ``rules.GAMES`` for the duration (tests only)."""
+    import sys  # noqa: PLC0415
+
+    from rules import GAMES  # noqa: PLC0415
+
+    GAMES[NAME] = sys.modules[__name__]  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        GAMES.pop(NAME, None)

@@ -1,0 +1,335 @@
+"""Server load: K concurrent games of random legal moves, S spectators each, one server process.
+
+``python -m bench.server_load [--games K] [--spectators S] [--seconds T] [--game NAME]``
+
+Starts its own redis-server (append-only, fsync always, on a free TCP port) and one
+``python -m server`` process, then plays K games at once as fast as the server answers:
+two players per game, each choosing a random legal move of the position it holds (the
+snapshot's legal list where the game sends one, else the rules API).  A finished game is
+replaced by a new room.  Prints moves/s, the move round trip (send to own acknowledgement)
+p50/p99, the spectator delivery time (send until the last spectator has the diff) p50/p99,
+and the CPU time per move of the server, Redis and the load generator.  ``--profile`` runs
+the server under cProfile and prints where its CPU time goes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import itertools
+import os
+import pstats
+import random
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+import redis.asyncio as aioredis
+
+from lobby.identity import Player, issue_token, new_guest
+from rules import GAMES, find_game
+from rules.api import GameRules
+from server import store
+from server.client import Client, ServerReplyError
+from server.embedded_redis import EmbeddedRedis, _free_port
+from server.rooms import SeatHolder, new_room
+
+SECRET = b"server-load-benchmark"
+ROOT = Path(__file__).resolve().parent.parent
+TEST_GAME = "tictactoe"
+"""The test-only game in tests/server, used when no real game is registered yet."""
+
+
+class Stats:
+    def __init__(self) -> None:
+        self.moves = 0
+        self.round_trips: list[float] = []
+        self.sent: dict[tuple[str, int], float] = {}
+        self.seen: dict[tuple[str, int], int] = defaultdict(int)
+        self.spectator_delays: list[float] = []
+        self.spectators_per_room = 0
+        self.stale = 0
+        self.errors: dict[str, int] = defaultdict(int)
+        self.measuring = False
+        self.games_finished = 0
+
+    def on_spectator_diff(self, room: str, version: int) -> None:
+        key = (room, version)
+        self.seen[key] += 1
+        if self.seen[key] == self.spectators_per_room:
+            del self.seen[key]
+            sent = self.sent.pop(key, None)
+            if sent is not None and self.measuring:
+                self.spectator_delays.append(time.perf_counter() - sent)
+
+
+async def play(args: argparse.Namespace, ws_url: str, redis_url: str, stats: Stats) -> None:
+    rules = find_game(args.game)
+    redis = aioredis.Redis.from_url(redis_url)
+    room_numbers = itertools.count()
+    stop = asyncio.Event()
+
+    async def one_table(table: int) -> None:
+        rng = random.Random(table)
+        players = [new_guest(), new_guest()]
+        clients = [await connect(ws_url, p) for p in players]
+        spectators = [
+            await Client.connect(ws_url, token(new_guest()), apply_diffs=False)
+            for _ in range(args.spectators)
+        ]
+        for spectator in spectators:
+            spectator.on_diff = stats.on_spectator_diff
+        try:
+            while not stop.is_set():
+                room_id = f"bench-{next(room_numbers)}"
+                seats = (SeatHolder(players[0].id, players[0].name), SeatHolder(players[1].id, "b"))
+                await store.create_room(redis, new_room(room_id, rules.NAME, args.options, seats))
+                for client in clients:
+                    await client.join(room_id)
+                for spectator in spectators:
+                    await spectator.join(room_id)
+                await asyncio.gather(
+                    *(
+                        player_loop(rules, c, p, room_id, rng, stats, stop)
+                        for c, p in zip(clients, players, strict=True)
+                    )
+                )
+                stats.games_finished += 1
+                for client in (*clients, *spectators):
+                    await client.leave(room_id)
+        finally:
+            for client in (*clients, *spectators):
+                await client.close()
+
+    stats.spectators_per_room = args.spectators
+    tables = [asyncio.create_task(one_table(i)) for i in range(args.games)]
+    await asyncio.sleep(args.warmup)  # let every table connect and start
+    stats.round_trips.clear()
+    stats.spectator_delays.clear()
+    stats.moves = 0
+    stats.measuring = True
+    server_cpu = process_cpu(args.server_pid)
+    redis_cpu = process_cpu(args.redis_pid)
+    own_cpu = sum(os.times()[:2])
+    started = time.perf_counter()
+    await asyncio.sleep(args.seconds)
+    elapsed = time.perf_counter() - started
+    stats.measuring = False
+    moves = stats.moves
+    args.result = {
+        "elapsed": elapsed,
+        "moves": moves,
+        "server_cpu": process_cpu(args.server_pid) - server_cpu,
+        "redis_cpu": process_cpu(args.redis_pid) - redis_cpu,
+        "load_cpu": sum(os.times()[:2]) - own_cpu,
+    }
+    stop.set()
+    await asyncio.wait(tables, timeout=30)
+    for task in tables:
+        task.cancel()
+    await redis.aclose()
+
+
+async def player_loop(
+    rules: GameRules,
+    client: Client,
+    player: Player,
+    room_id: str,
+    rng: random.Random,
+    stats: Stats,
+    stop: asyncio.Event,
+) -> None:
+    def my_turn_or_over(view: Any) -> bool:
+        doc = view.doc
+        if doc["outcome"] is not None or doc["to_move"] is None:
+            return True
+        return bool(doc["seats"][doc["to_move"]]["id"] == player.id)
+
+    while not stop.is_set():
+        view = await client.wait_for(room_id, my_turn_or_over, timeout=30)
+        doc = view.doc
+        assert doc is not None
+        if doc["outcome"] is not None or doc["to_move"] is None:
+            return
+        legal = doc["data"].get("legal") if isinstance(doc["data"], dict) else None
+        if not legal:
+            state = rules.from_data(doc["data"])
+            legal = [rules.move_text(m) for m in rules.legal_moves(state)]
+        text = rng.choice(legal)
+        version = view.version
+        sent = time.perf_counter()
+        if stats.spectators_per_room and stats.measuring:
+            stats.sent[(room_id, version + 1)] = sent
+        try:
+            await client.move(room_id, text, version=version)
+        except ServerReplyError as error:
+            stats.errors[error.code] += 1
+            await client.wait_for(room_id, lambda v, old=version: v.version > old, timeout=30)
+            continue
+        if stats.measuring:
+            stats.round_trips.append(time.perf_counter() - sent)
+            stats.moves += 1
+
+
+def token(player: Player) -> str:
+    return issue_token(SECRET, player, time.time())
+
+
+async def connect(ws_url: str, player: Player) -> Client:
+    return await Client.connect(ws_url, token(player))
+
+
+def process_cpu(pid: int) -> float:
+    """User + system CPU seconds of a process (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def percentile(values: list[float], fraction: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
+
+
+def start_server(
+    args: argparse.Namespace, redis_url: str, profile: Path | None
+) -> subprocess.Popen[str]:
+    port = _free_port()
+    env = {
+        **os.environ,
+        "REDIS_URL": redis_url,
+        "PORT": str(port),
+        "SESSION_SECRET": SECRET.decode(),
+        "RATE_PER_SECOND": "100000",
+        "RATE_BURST": "100000",
+        "PYTHONPATH": str(ROOT),
+    }
+    module = "tests.e2e.serve" if args.game == TEST_GAME else "server"
+    command = [sys.executable]
+    if profile is not None:
+        command += ["-m", "cProfile", "-o", str(profile)]
+    command += ["-m", module]
+    process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, text=True, cwd=ROOT)
+    assert process.stdout is not None
+    for line in process.stdout:
+        if line.startswith("listening on"):
+            args.ws_url = f"ws://127.0.0.1:{port}/ws"
+            return process
+    raise RuntimeError("the server did not start")
+
+
+CATEGORIES = (
+    ("rules engine", ("/rules/", "/tests/server/tictactoe")),
+    ("server: diff", ("/server/diff.py",)),
+    ("server: rooms, service, connection", ("/server/",)),
+    ("msgpack", ("msgpack",)),
+    ("redis-py", ("/redis/",)),
+    ("websockets, uvicorn, starlette", ("/websockets/", "/uvicorn/", "/starlette/")),
+    ("event loop", ("asyncio", "uvloop", "selectors")),
+)
+
+
+def print_profile(path: Path, moves_total: int) -> None:
+    stats = pstats.Stats(str(path))
+    by_category: dict[str, float] = defaultdict(float)
+    total = 0.0
+    for (filename, _, function), (_, _, tottime, _, _) in stats.stats.items():  # type: ignore[attr-defined]
+        if function == "lifespan":
+            continue  # cProfile charges the time the app runs to the suspended lifespan
+        total += tottime
+        for name, patterns in CATEGORIES:
+            if any(p in filename for p in patterns):
+                by_category[name] += tottime
+                break
+        else:
+            by_category["other (builtins, C calls)"] += tottime
+    print(f"\nserver CPU by component (cProfile, whole run, {moves_total} moves):")
+    for name, seconds in sorted(by_category.items(), key=lambda kv: -kv[1]):
+        per_move = seconds / max(moves_total, 1) * 1e6
+        print(f"  {name:38s} {100 * seconds / total:5.1f} %  {per_move:7.1f} us/move")
+    print("\ntop functions by own time:")
+    stats.sort_stats("tottime").print_stats(15)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.server_load", description=__doc__)
+    parser.add_argument("--games", "-k", type=int, default=100)
+    parser.add_argument("--spectators", "-s", type=int, default=0)
+    parser.add_argument("--seconds", type=float, default=10.0)
+    parser.add_argument("--warmup", type=float, default=3.0)
+    default_game = sorted(GAMES)[0] if GAMES else TEST_GAME
+    parser.add_argument("--game", default=default_game)
+    parser.add_argument("--options", default="")
+    parser.add_argument("--profile", action="store_true", help="run the server under cProfile")
+    args = parser.parse_args(argv)
+    if args.game == TEST_GAME and TEST_GAME not in GAMES:
+        from tests.server import tictactoe  # noqa: PLC0415
+
+        GAMES[TEST_GAME] = tictactoe  # type: ignore[assignment]
+    with tempfile.TemporaryDirectory() as directory:
+        redis_server = EmbeddedRedis(Path(directory) / "redis", tcp=True)
+        redis_url = redis_server.start()
+        assert redis_server.process is not None
+        args.redis_pid = redis_server.process.pid
+        profile = Path(directory) / "server.prof" if args.profile else None
+        server = start_server(args, redis_url, profile)
+        args.server_pid = server.pid
+        stats = Stats()
+        try:
+            run_loop(play(args, args.ws_url, redis_url, stats))
+        finally:
+            server.send_signal(signal.SIGINT)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                server.wait(30)
+            redis_server.stop()
+        report(args, stats)
+        if profile is not None and profile.exists():
+            print_profile(profile, stats.games_finished and args.result["moves"])
+    return 0
+
+
+def run_loop(coroutine: Any) -> None:
+    try:
+        import uvloop  # noqa: PLC0415
+
+        uvloop.run(coroutine)
+    except ImportError:
+        asyncio.run(coroutine)
+
+
+def report(args: argparse.Namespace, stats: Stats) -> None:
+    result = args.result
+    moves = max(result["moves"], 1)
+    rtt = stats.round_trips
+    print(f"game {args.game!r}, K={args.games} games, S={args.spectators} spectators per game")
+    print(f"load average at the end: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
+    print(f"moves/s            {result['moves'] / result['elapsed']:9.0f}")
+    print(
+        f"move round trip    p50 {1000 * percentile(rtt, 0.5):6.2f} ms"
+        f"   p99 {1000 * percentile(rtt, 0.99):6.2f} ms"
+    )
+    if args.spectators:
+        delays = stats.spectator_delays
+        print(
+            f"spectator delivery p50 {1000 * percentile(delays, 0.5):6.2f} ms"
+            f"   p99 {1000 * percentile(delays, 0.99):6.2f} ms  ({len(delays)} moves)"
+        )
+    print(
+        "CPU per move       "
+        f"server {1e6 * result['server_cpu'] / moves:6.0f} us, "
+        f"redis {1e6 * result['redis_cpu'] / moves:6.0f} us, "
+        f"load generator {1e6 * result['load_cpu'] / moves:6.0f} us"
+    )
+    if stats.errors:
+        print(f"refused moves: {dict(stats.errors)}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,166 @@
+"""Rooms in a real Redis: idempotent creation, commit-if-version, acks, history, durability."""
+
+from __future__ import annotations
+
+import asyncio
+from types import ModuleType
+
+import pytest
+import redis.asyncio as aioredis
+
+from server import store
+from server.diff import diff
+from server.protocol import decode_server, encode_diff
+from server.rooms import Move, Room, SeatHolder, decide, new_room, room_doc
+from tests.conftest import RedisServer
+
+ANN = SeatHolder("p:ann", "Ann")
+BOB = SeatHolder("p:bob", "Bob")
+
+
+@pytest.fixture
+async def room(redis_client: aioredis.Redis, ttt: ModuleType) -> Room:
+    return await store.create_room(redis_client, new_room("r1", "tictactoe", "", (ANN, BOB)))
+
+
+async def commit_move(
+    client: aioredis.Redis,
+    loaded: store.Loaded,
+    text: str,
+    ack: str = "",
+    whole: bool = False,
+) -> tuple[store.CommitResult, Room]:
+    room = loaded.room
+    player = room.seats[room.rules.to_move(room.state)].id  # type: ignore[index]
+    new = decide(room, Move(player, room.version, text)).room
+    doc = room_doc(new)
+    frame = encode_diff(room.id, new.version, diff(loaded.doc, doc))
+    result = await store.commit(
+        client, room.id, room.version, new.version, store.pack(doc) if whole else None, frame, ack
+    )
+    return result, new
+
+
+async def test_create_room_is_idempotent_on_its_id(
+    redis_client: aioredis.Redis, room: Room
+) -> None:
+    other = new_room("r1", "tictactoe", "-size=4", (BOB, ANN))
+    stored = await store.create_room(redis_client, other)
+    assert stored.seats == (ANN, BOB) and stored.options == ""
+    assert await redis_client.exists(store.room_key("r1")) == 1
+    assert store.room_key("r1") == "room:{r1}:room"  # one hash tag for every key of a room
+
+
+async def test_load_room_reads_back_what_was_created(
+    redis_client: aioredis.Redis, room: Room
+) -> None:
+    loaded = await store.load_room(redis_client, "r1")
+    assert loaded is not None and loaded.room == room
+    assert await store.load_room(redis_client, "nowhere") is None
+
+
+async def test_commit_applies_only_from_the_version_read(
+    redis_client: aioredis.Redis, room: Room
+) -> None:
+    loaded = await store.load_room(redis_client, "r1")
+    assert loaded is not None
+    first, second = await asyncio.gather(
+        commit_move(redis_client, loaded, "a1"), commit_move(redis_client, loaded, "b1")
+    )
+    assert sorted([first[0].applied, second[0].applied]) == [False, True]
+    winner = first[1] if first[0].applied else second[1]
+    after = await store.load_room(redis_client, "r1")
+    assert after is not None and after.room == winner and after.room.version == 1
+
+
+async def test_a_committed_request_is_answered_again_not_applied_again(
+    redis_client: aioredis.Redis, room: Room
+) -> None:
+    loaded = await store.load_room(redis_client, "r1")
+    assert loaded is not None
+    result, _ = await commit_move(redis_client, loaded, "a1", ack="0:p:ann:7")
+    assert result.applied
+    again, _ = await commit_move(redis_client, loaded, "a1", ack="0:p:ann:7")
+    assert (again.applied, again.duplicate, again.version) == (False, True, 1)
+    assert await store.find_ack(redis_client, "r1", "0:p:ann:7") == 1
+    assert await redis_client.llen(store.diffs_key("r1")) == 1
+
+
+async def test_the_document_is_rebuilt_from_the_last_whole_one_and_the_diffs(
+    redis_client: aioredis.Redis, room: Room
+) -> None:
+    loaded = await store.load_room(redis_client, "r1")
+    assert loaded is not None
+    for i, text in enumerate(["a1", "b1", "a2", "b2"]):
+        result, new = await commit_move(redis_client, loaded, text, whole=i == 1)
+        assert result.applied
+        doc = room_doc(new)
+        loaded = store.Loaded(new, doc, 0)
+    fresh = await store.load_room(redis_client, "r1")
+    assert fresh is not None and fresh.room == loaded.room
+    assert fresh.doc_version == 2
+    assert fresh.doc["record"] == ["a1", "b1", "a2", "b2"]
+
+
+async def test_diffs_since_replays_recent_versions_or_asks_for_a_snapshot(
+    redis_client: aioredis.Redis, room: Room
+) -> None:
+    loaded = await store.load_room(redis_client, "r1")
+    assert loaded is not None
+    for text in ["a1", "b1", "a2"]:
+        _, new = await commit_move(redis_client, loaded, text)
+        loaded = store.Loaded(new, room_doc(new), 0)
+    current, frames = await store.diffs_since(redis_client, "r1", 1)
+    assert current == 3 and frames is not None
+    assert [decode_server(f)["version"] for f in frames] == [2, 3]
+    assert await store.diffs_since(redis_client, "r1", 3) == (3, [])
+    assert (await store.diffs_since(redis_client, "r1", 9))[1] is None  # from the future
+    await redis_client.ltrim(store.diffs_key("r1"), -1, -1)  # history keeps one diff
+    assert (await store.diffs_since(redis_client, "r1", 1))[1] is None
+    assert await store.diffs_since(redis_client, "nowhere", 0) == (-1, None)
+
+
+async def test_commit_publishes_only_when_another_process_listens(
+    redis_server: RedisServer, redis_client: aioredis.Redis, room: Room
+) -> None:
+    listener = aioredis.Redis.from_url(redis_server.url)
+    pubsub = listener.pubsub()
+    await pubsub.subscribe(store.channel("r1"))
+    assert (await pubsub.get_message(timeout=5))["type"] == "subscribe"  # type: ignore[index]
+    loaded = await store.load_room(redis_client, "r1")
+    assert loaded is not None
+    result, _ = await commit_move(redis_client, loaded, "c3")
+    message = await pubsub.get_message(timeout=5)
+    assert message is not None and message["type"] == "message"
+    assert message["data"][:8] == (1).to_bytes(8, "big")
+    assert decode_server(message["data"][8:])["version"] == 1
+    await pubsub.aclose()
+    await listener.aclose()
+
+
+async def test_acknowledged_commits_survive_a_redis_crash(
+    redis_server: RedisServer, redis_client: aioredis.Redis, room: Room
+) -> None:
+    loaded = await store.load_room(redis_client, "r1")
+    assert loaded is not None
+    result, new = await commit_move(redis_client, loaded, "b2")
+    assert result.applied
+    redis_server.restart()  # SIGKILL, then start on the same files
+    client = aioredis.Redis.from_url(redis_server.url)
+    after = await store.load_room(client, "r1")
+    await client.aclose()
+    assert after is not None and after.room == new
+
+
+async def test_watchers_add_up_over_processes(redis_client: aioredis.Redis) -> None:
+    assert await store.change_watchers(redis_client, "r1", "proc-a", 2) == 2
+    assert await store.change_watchers(redis_client, "r1", "proc-b", 1) == 3
+    assert await store.change_watchers(redis_client, "r1", "proc-a", -2) == 1
+    assert await redis_client.hkeys(store.watchers_key("r1")) == [b"proc-b"]
+
+
+async def test_the_session_secret_is_shared_by_every_process(
+    redis_client: aioredis.Redis,
+) -> None:
+    first = await store.session_secret(redis_client, b"one")
+    assert await store.session_secret(redis_client, b"two") == first == b"one"
