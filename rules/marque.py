@@ -421,11 +421,6 @@ _NEIGHBOUR_MASKS: tuple[int, ...] = tuple(
 )
 _TRIANGLE_MASK = sum(1 << cell for cell in tiling.TRIANGLES)
 _PAIR_INDEX = {pair: index for index, pair in enumerate(tiling.TRIANGLE_PAIRS)}
-_PAIR_MASKS: tuple[int, ...] = tuple((1 << a) | (1 << b) for a, b in tiling.TRIANGLE_PAIRS)
-_PAIR_NEIGHBOUR_MASKS: tuple[int, ...] = tuple(
-    (_NEIGHBOUR_MASKS[a] | _NEIGHBOUR_MASKS[b]) & ~((1 << a) | (1 << b))
-    for a, b in tiling.TRIANGLE_PAIRS
-)
 _SINGLE_MOVES: tuple[Move, ...] = tuple(Move((cell,)) for cell in range(_CELL_COUNT))
 _PAIR_MOVES: dict[tuple[int, int], Move] = {pair: Move(pair) for pair in tiling.TRIANGLE_PAIRS}
 _SQUARE_MASK = sum(1 << cell for cell in range(_CELL_COUNT) if tiling.SHAPES[cell] == tiling.SQUARE)
@@ -434,27 +429,40 @@ _CHUNK = 8
 _CHUNK_MASK = (1 << _CHUNK) - 1
 
 
-def _chunk_tables(shift: int) -> tuple[tuple[tuple[Move, ...], ...], tuple[int, ...]]:
-    """For the chunk of cells at ``shift``: per value, the single moves of its set cells
-    (ascending) and the mask of their neighbours."""
-    singles: list[tuple[Move, ...]] = [()]
-    spread = [0]
-    for value in range(1, 1 << _CHUNK):
-        low = value & -value
-        cell = shift + low.bit_length() - 1
-        rest = value ^ low
-        singles.append(
-            (_SINGLE_MOVES[cell], *singles[rest]) if cell < _CELL_COUNT else singles[rest]
-        )
-        spread.append(spread[rest] | (_NEIGHBOUR_MASKS[cell] if cell < _CELL_COUNT else 0))
-    return tuple(singles), tuple(spread)
+MoveTables: TypeAlias = tuple[tuple[int, tuple[tuple[Move, ...], ...]], ...]
 
 
-_CHUNKS = [(shift, *_chunk_tables(shift)) for shift in range(0, _CELL_COUNT, _CHUNK)]
-_SINGLE_TABLES = tuple((shift, singles) for shift, singles, _ in _CHUNKS)
-"""Per chunk (its shift): the single moves of the cells set in each value."""
-_SPREAD_TABLES = tuple((shift, spread) for shift, _, spread in _CHUNKS)
-"""Per chunk (its shift): the neighbours of the cells set in each value."""
+def _move_tables(moves: Sequence[Move]) -> MoveTables:
+    """For a mask whose bit i stands for ``moves[i]``: per chunk (its shift), the moves of
+    the bits set in each value of the chunk, in bit order."""
+    tables = []
+    for shift in range(0, len(moves), _CHUNK):
+        table: list[tuple[Move, ...]] = [()]
+        for value in range(1, 1 << _CHUNK):
+            low = value & -value
+            bit = shift + low.bit_length() - 1
+            rest = table[value ^ low]
+            table.append((moves[bit], *rest) if bit < len(moves) else rest)
+        tables.append((shift, tuple(table)))
+    return tuple(tables)
+
+
+def _spread_tables() -> tuple[tuple[int, tuple[int, ...]], ...]:
+    """Per chunk of cells (its shift): the neighbours of the cells set in each value."""
+    tables = []
+    for shift in range(0, _CELL_COUNT, _CHUNK):
+        table = [0]
+        for value in range(1, 1 << _CHUNK):
+            low = value & -value
+            cell = shift + low.bit_length() - 1
+            near = _NEIGHBOUR_MASKS[cell] if cell < _CELL_COUNT else 0
+            table.append(table[value ^ low] | near)
+        tables.append((shift, tuple(table)))
+    return tuple(tables)
+
+
+_SINGLE_TABLES = _move_tables(_SINGLE_MOVES)
+_SPREAD_TABLES = _spread_tables()
 _SHAPE_MASKS: dict[tuple[int, ...], int] = {
     move.cells: sum(1 << cell for cell in move.cells)
     for move in (*_SINGLE_MOVES, *_PAIR_MOVES.values())
@@ -468,31 +476,17 @@ _FIRSTS = sum(1 << 6 * base for base in range(len(tiling.BASE_NAMES)))
 """Triangle 1 of every base."""
 _SIXTHS = _FIRSTS << 5
 """Triangle 6 of every base."""
-_PAIR_OF_BIT = tuple(
-    _PAIR_MOVES[tuple(sorted((ring[k], ring[(k + 1) % 6])))]  # type: ignore[index]
+_PAIR_OF_BIT: tuple[Move, ...] = tuple(
+    _PAIR_MOVES[(min(a, b), max(a, b))]
     for ring in tiling.BASE_TRIANGLES
-    for k in range(6)
+    for a, b in zip(ring, ring[1:] + ring[:1], strict=True)
 )
 """The pair move that bit 6*base + k stands for: triangles k and k+1 (mod 6) of the base."""
 _PAIR_BITS: dict[Move, int] = {move: 1 << bit for bit, move in enumerate(_PAIR_OF_BIT)}
 _PAIR_MASK_OF_BIT: dict[int, int] = {
     1 << bit: _SHAPE_MASKS[move.cells] for bit, move in enumerate(_PAIR_OF_BIT)
 }
-_PAIR_TABLES = tuple(
-    (
-        shift,
-        tuple(
-            tuple(
-                _PAIR_OF_BIT[shift + i]
-                for i in range(_CHUNK)
-                if value >> i & 1 and shift + i < len(_PAIR_OF_BIT)
-            )
-            for value in range(1 << _CHUNK)
-        ),
-    )
-    for shift in range(0, len(_PAIR_OF_BIT), _CHUNK)
-)
-"""Per chunk of pair bits (its shift): the pair moves of the bits set in each value."""
+_PAIR_TABLES = _move_tables(_PAIR_OF_BIT)
 _BASE_COUNT = len(tiling.BASE_NAMES)
 
 _HOLDS: tuple[bool, ...] = tuple(
