@@ -23,8 +23,9 @@ from lobby import tournaments as tn
 from lobby.identity import Player
 
 
-def simulate(players: int, rounds: int, seed: int) -> tuple[list[float], int, int]:
-    """Play the event; returns (pairing seconds per round, rematches, avoidable rematches)."""
+def simulate(players: int, rounds: int, seed: int) -> tuple[list[float], list[int], int, int]:
+    """Play the event; returns (pairing seconds per round, games between unequal scores per
+    round, rematches, avoidable rematches)."""
     rng = random.Random(seed)
     settings = tn.Settings("osbox", tn.Format.SWISS, 0.0, players, rounds=rounds)
     event = tn.create("bench", Player("host", "host", guest=False), settings, 0.0)
@@ -34,6 +35,7 @@ def simulate(players: int, rounds: int, seed: int) -> tuple[list[float], int, in
         event = tn.join(event, Player(f"p{n}", f"p{n}", guest=False), strength[f"p{n}"], 0.0)
     met: set[frozenset[str]] = set()
     times: list[float] = []
+    floats: list[int] = []
     rematches = avoidable = 0
     for number in range(1, rounds + 1):
         before = event
@@ -41,6 +43,8 @@ def simulate(players: int, rounds: int, seed: int) -> tuple[list[float], int, in
         event = tn.start(event, 0.0) if number == 1 else tn.pair_round(event, 0.0)
         times.append(time.process_time() - began)
         games = [g for g in tn.pairings(event) if g.second is not None]
+        score = {row.player: row.score for row in tn.standings(before)}
+        floats.append(sum(1 for g in games if score[g.first] != score[g.second or ""]))
         repeated = [g for g in games if frozenset((g.first, g.second)) in met]
         rematches += len(repeated)
         if repeated:
@@ -52,7 +56,7 @@ def simulate(players: int, rounds: int, seed: int) -> tuple[list[float], int, in
             roll = rng.random()
             score = 0.5 if abs(roll - expected) < 0.05 else 1.0 if roll < expected else 0.0
             event = tn.record_result(event, g.id, score, 0.0)
-    return times, rematches, avoidable
+    return times, floats, rematches, avoidable
 
 
 def _fewest_rematches(before: tn.Tournament, games: list[tn.Game], met: set[frozenset[str]]) -> int:
@@ -75,9 +79,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=9)
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args(argv)
-    times, rematches, avoidable = simulate(args.players, args.rounds, args.seed)
-    for number, seconds in enumerate(times, start=1):
-        print(f"round {number}: paired in {seconds:.2f} s of CPU")
+    times, floats, rematches, avoidable = simulate(args.players, args.rounds, args.seed)
+    for number, (seconds, floated) in enumerate(zip(times, floats, strict=True), start=1):
+        print(
+            f"round {number}: paired in {seconds:.2f} s of CPU, "
+            f"{floated} games between unequal scores"
+        )
     print(
         f"Swiss of {args.players} players, {args.rounds} rounds: pairing median "
         f"{statistics.median(times):.2f} s, max {max(times):.2f} s (target < 5 s); "

@@ -242,6 +242,29 @@ def test_round_robin_of_five_gives_each_one_bye_and_double_swaps_seats() -> None
     assert all(v == 0 for v in seat_balance(t).values())
 
 
+def test_round_robin_withdrawal_forfeits_every_remaining_game() -> None:
+    """p4 leaves during round 1 of a four-player round robin: that game and p4's games in
+    rounds 2 and 3 go to the opponents by forfeit, without rooms, and stay out of tie-breaks."""
+    t = tn.start(event(Format.ROUND_ROBIN, 4), START)
+    t = tn.withdraw(t, "p4", START)
+    for number in (2, 3):
+        for g in tn.pairings(t):
+            if not g.is_over:
+                t = tn.record_result(t, g.id, 0.5, START)
+        before = t
+        t = tn.pair_round(t, START)
+        forfeits = [g for g in tn.pairings(t) if g.forfeit]
+        assert len(forfeits) == 1 and forfeits[0].score_of("p4") == 0.0
+        assert all("p4" not in g.pairing for g in tn.games_to_open(before, t))
+    for g in tn.pairings(t):
+        if not g.is_over:
+            t = tn.record_result(t, g.id, 0.5, START)
+    table = {s.player: s for s in tn.standings(tn.finish(t, START))}
+    assert table["p4"].score == 0.0 and table["p4"].withdrawn
+    assert {table[p].score for p in ("p1", "p2", "p3")} == {2.0}
+    assert {dict(table[p].tiebreaks)["sonneborn_berger"] for p in ("p1", "p2", "p3")} == {2.0}
+
+
 def test_sonneborn_berger_on_a_worked_round_robin() -> None:
     """Seeds A1 B2 C3 D4 play the Berger table of four:
 
