@@ -13,16 +13,21 @@ Formats and the rules chosen where players' customs leave a choice:
 - Round robin: Berger tables (the first-named player has the first seat), single or double;
   the second cycle swaps colours. With an odd field a dummy makes the table even and its
   opponent has a bye that scores 0 (everyone gets exactly one). Tie-break: Sonneborn-Berger.
-- Swiss: a set number of rounds. One maximum-weight matching (networkx) pairs the whole field;
-  its weights put, in this order: no rematch, equal scores (the sum of squared score gaps is
-  minimised), compatible colour wishes, then the Dutch order within a score group (top half
-  against bottom half). With an odd field a bye node joins the matching; it reaches only
-  players who never had a bye and prefers the lowest ranked; a bye scores 1. For speed the
-  matching first runs on a sparse graph (each player against the few players around the Dutch
-  partner and around their own rank, never a rematch); only if that graph has no perfect
-  matching does it widen, and finally uses every pair, rematches included at a weight below
-  any rematch-free pairing. So a pairing holds a rematch only when none can be avoided.
-  Tie-breaks: Buchholz, then median Buchholz (both over games actually played).
+- Swiss: a set number of rounds, paired by maximum-weight matching (networkx) whose weights
+  put, in this order: no rematch, equal scores (the sum of squared score gaps is minimised),
+  compatible colour wishes, then the Dutch order within a score group (top half against
+  bottom half). With an odd field a bye node joins the matching; it reaches only players who
+  never had a bye and prefers the lowest ranked; a bye scores 1. For speed the field is cut
+  into bands of about a hundred players (whole score groups; a big group is sliced so that
+  each slice keeps a piece of its top half with the matching piece of its bottom half), and
+  each band is matched on a sparse graph (each player against the few players around their
+  Dutch partner and their own rank, rematches left out). A band with no perfect matching
+  there is merged into the next; if the last one still has none, the whole field is matched,
+  finally on every pair with rematches weighted below any rematch-free pairing. So a pairing
+  holds a rematch only when none can be avoided. Colours: the stronger wish takes its seat,
+  else the higher ranked player's; in the first round the higher ranked plays first on odd
+  boards. Tie-breaks: Buchholz, then median Buchholz (over games actually played, so byes
+  and forfeits add nothing; the median drops the best and worst opponent from three games).
 - Knockout: seeded by rating into a bracket of the next power of two, so the top seeds get
   the byes and seeds 1 and 2 can meet only in the final. A drawn game is replayed with colours
   swapped; after ``KNOCKOUT_MAX_GAMES`` drawn games the higher seed goes through. The first
