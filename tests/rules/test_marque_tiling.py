@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -129,3 +130,30 @@ def test_tiling_polygons_are_unit_edged() -> None:
         for i, (x, y) in enumerate(polygon):
             px, py = polygon[i - 1]
             assert ((x - px) ** 2 + (y - py) ** 2) ** 0.5 == pytest.approx(1.0)
+
+
+def test_tiling_cell_classes_of_section_2_4() -> None:
+    def labels(predicate: Callable[[int], bool]) -> set[str]:
+        return {tiling.LABELS[c] for c in range(tiling.CELL_COUNT) if predicate(c)}
+
+    squares = labels(lambda c: tiling.SHAPES[c] == tiling.SQUARE)
+    between = labels(lambda c: tiling.SHAPES[c] == tiling.SQUARE and len(tiling.CELL_BASES[c]) == 2)
+    assert between == set("s6 s9 s10 s11 s12 s15 s16 s19 s20 s21 s22 s25".split())
+    assert squares - between == labels(
+        lambda c: tiling.SHAPES[c] == tiling.SQUARE and c in tiling.EDGE_CELLS
+    )
+    isolated_edge = labels(
+        lambda c: tiling.SHAPES[c] == tiling.ISOLATED_TRIANGLE and c in tiling.EDGE_CELLS
+    )
+    assert isolated_edge == set("t1 t2 t3 t5 t9 t12 t13 t16 t20 t22 t23 t24".split())
+    degrees: dict[str, set[int]] = {}
+    for c in range(tiling.CELL_COUNT):
+        kind = tiling.SHAPES[c] + ("-edge" if c in tiling.EDGE_CELLS else "")
+        degrees.setdefault(kind, set()).add(len(tiling.NEIGHBOURS[c]))
+    assert degrees == {
+        "base-tri": {3},
+        "square": {4},
+        "square-edge": {3},
+        "iso-tri": {3},
+        "iso-tri-edge": {2},
+    }
