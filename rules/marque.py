@@ -209,11 +209,12 @@ def play(state: State, move: Move) -> State:
         move = _SINGLE_MOVES[cells[0]] if len(cells) == 1 else _PAIR_MOVES[(cells[0], cells[1])]
     if mask & (own | opp):
         raise IllegalMoveError(f"{move_text(move)}: that cell is occupied (cell-occupied)")
-    if move == state.previous[seat] and state.previous[seat] is not None:
+    previous_move = state.previous[seat]
+    if previous_move is not None and previous_move.cells == move.cells:
         raise IllegalMoveError(
             f"{move_text(move)} repeats your own previous move (repeats-own-previous-move)"
         )
-    chains = _chains(state)
+    chains = state.chains or _chains(state)
     resolved = _resolve(own, opp, chains[seat], chains[1 - seat], mask)
     if resolved is None:
         raise IllegalMoveError(
