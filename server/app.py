@@ -86,7 +86,7 @@ def create_app(settings: Settings) -> Starlette:
             for connection in list(runtime.connections):
                 await connection.shut(CloseCode.GOING_AWAY)
             await fanout.stop()
-            await client.aclose()
+            await client.aclose(close_connection_pool=True)
 
     async def websocket_endpoint(websocket: WebSocket) -> None:
         runtime: Runtime = websocket.app.state.runtime

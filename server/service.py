@@ -72,13 +72,16 @@ class RoomService:
     async def command(self, room_id: RoomId, command: Command, request_id: object = None) -> int:
         """Apply ``command``; returns the room's version after it.
 
-        Moves and resigns carry a request id: a resend of a committed request returns the
-        version it committed instead of being applied again.  Raises ClientError or a rules
+        Moves and resigns carry a request id: a resend of a committed request (same player,
+        id, version and move) returns the version it committed instead of being applied again.  Raises ClientError or a rules
         error, and then nothing changed.
         """
         ack = ""
         if isinstance(command, Move | Resign) and request_id is not None:
-            ack = f"{command.version}:{command.player}:{request_id}"
+            # Two sockets of one player may use the same request ids: the request itself is
+            # part of what makes a resend the same request.
+            what = command.text if isinstance(command, Move) else "resign"
+            ack = f"{command.version}:{command.player}:{request_id}:{what}"
         for _ in range(COMMIT_ATTEMPTS):
             loaded = await self.room(room_id)
             try:

@@ -78,11 +78,11 @@ async def test_a_committed_request_is_answered_again_not_applied_again(
 ) -> None:
     loaded = await store.load_room(redis_client, "r1")
     assert loaded is not None
-    result, _ = await commit_move(redis_client, loaded, "a1", ack="0:p:ann:7")
+    result, _ = await commit_move(redis_client, loaded, "a1", ack="0:p:ann:7:a1")
     assert result.applied
-    again, _ = await commit_move(redis_client, loaded, "a1", ack="0:p:ann:7")
+    again, _ = await commit_move(redis_client, loaded, "a1", ack="0:p:ann:7:a1")
     assert (again.applied, again.duplicate, again.version) == (False, True, 1)
-    assert await store.find_ack(redis_client, "r1", "0:p:ann:7") == 1
+    assert await store.find_ack(redis_client, "r1", "0:p:ann:7:a1") == 1
     assert await redis_client.llen(store.diffs_key("r1")) == 1
 
 

@@ -1,0 +1,69 @@
+"""Two server processes on one Redis share a room: each sees the other's moves."""
+
+from __future__ import annotations
+
+import redis.asyncio as aioredis
+
+from lobby.identity import new_guest
+from server.client import Client, ServerReplyError
+from tests.conftest import RedisServer
+from tests.e2e.conftest import RunningServer, connect, make_room, start_server
+
+
+async def test_players_and_spectators_on_two_processes_share_a_room(
+    redis_server: RedisServer, app_server: RunningServer, redis_client: aioredis.Redis
+) -> None:
+    other = await start_server(redis_server.url)
+    a, b = new_guest(), new_guest()
+    room = await make_room(redis_client, a, b, options="-size=4")
+    ca, cb = await connect(app_server, a), await connect(other, b)
+    watch_here, watch_there = await connect(app_server), await connect(other)
+    everyone = [ca, cb, watch_here, watch_there]
+    for c in everyone:
+        await c.join(room)
+    await ca.wait_for(room, lambda v: v.doc is not None and v.doc["spectators"] == 2)
+    for text_a, text_b in [("a1", "b1"), ("a2", "b2")]:
+        version = await ca.move(room, text_a)
+        await cb.wait_version(room, version)
+        version = await cb.move(room, text_b)
+        for c in everyone:
+            await c.wait_version(room, version)
+    docs = [c.rooms[room].doc for c in everyone]
+    assert all(doc == docs[0] for doc in docs)
+    assert docs[0] is not None and docs[0]["record"] == ["a1", "b1", "a2", "b2"]
+    for c in everyone:
+        await c.close()
+    await other.stop()
+
+
+async def test_processes_keep_sharing_a_room_after_redis_restarts(
+    redis_server: RedisServer, app_server: RunningServer, redis_client: aioredis.Redis
+) -> None:
+    """The pub/sub link comes back and sockets catch up on what it missed."""
+    other = await start_server(redis_server.url)
+    a, b = new_guest(), new_guest()
+    room = await make_room(redis_client, a, b, options="-size=4")
+    ca, cb = await connect(app_server, a), await connect(other, b)
+    await ca.join(room)
+    await cb.join(room)
+    version = await ca.move(room, "a1")
+    await cb.wait_version(room, version)
+    redis_server.restart()
+    version = await resend(cb, room, "b1", version, "after-restart")
+    await ca.wait_version(room, version, timeout=20)
+    version = await resend(ca, room, "a2", version, "after-restart-2")
+    await cb.wait_version(room, version, timeout=20)
+    assert ca.rooms[room].doc == cb.rooms[room].doc
+    assert ca.rooms[room].doc is not None and ca.rooms[room].doc["record"] == ["a1", "b1", "a2"]
+    for c in (ca, cb):
+        await c.close()
+    await other.stop()
+
+
+async def resend(client: Client, room: str, text: str, version: int, request_id: str) -> int:
+    for _ in range(50):
+        try:
+            return await client.move(room, text, version=version, request_id=request_id)
+        except ServerReplyError as error:
+            assert error.code == "unavailable", error
+    raise AssertionError("never answered")
