@@ -73,8 +73,8 @@ class RoomService:
         """Apply ``command``; returns the room's version after it.
 
         Moves and resigns carry a request id: a resend of a committed request (same player,
-        id, version and move) returns the version it committed instead of being applied again.  Raises ClientError or a rules
-        error, and then nothing changed.
+        id, version and move) returns the version it committed instead of applying again.
+        Raises ClientError or a rules error, and then nothing changed.
         """
         ack = ""
         if isinstance(command, Move | Resign) and request_id is not None:

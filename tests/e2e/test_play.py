@@ -92,7 +92,8 @@ async def test_the_test_game_plays_through_with_the_swap(
 ) -> None:
     a, b = new_guest(), new_guest()
     room = await make_room(redis_client, a, b, options="-swap")
-    ca, cb, cs = await connect(app_server, a), await connect(app_server, b), await connect(app_server)
+    ca, cb = await connect(app_server, a), await connect(app_server, b)
+    cs = await connect(app_server)
     for c in (ca, cb, cs):
         await c.join(room)
     await ca.move(room, "b2")
@@ -115,7 +116,8 @@ async def test_resign_ends_the_game_for_everyone(
 ) -> None:
     a, b = new_guest(), new_guest()
     room = await make_room(redis_client, a, b)
-    ca, cb, cs = await connect(app_server, a), await connect(app_server, b), await connect(app_server)
+    ca, cb = await connect(app_server, a), await connect(app_server, b)
+    cs = await connect(app_server)
     for c in (ca, cb, cs):
         await c.join(room)
     await cs.wait_for(room, lambda v: v.doc is not None and v.doc["spectators"] == 1)
