@@ -32,8 +32,10 @@ Decisions (the spec's, §0 and §14, unless said):
 * The third-repetition draw of §10 is a server setting and is not part of these rules.
 * Groups are kept from move to move as (group, border) bitmask pairs in the State (a cache
   that equality ignores): a group's freedoms are then one AND, and a capture or suicide test
-  needs no search.  The few whole-board searches (from_data, displays) are bitmask floods
-  here rather than :mod:`rules.geometry.graph` calls, which the tests use as the reference.
+  needs no search.  :func:`play` lists the next player's legal moves anyway, to find a
+  forced pass, and keeps that list in the State too.  The few whole-board searches
+  (from_data, displays) are bitmask floods here rather than :mod:`rules.geometry.graph`
+  calls, which the tests use as the reference.
 
 ``to_data(state)`` is a dict (coordinates in cell-edge units, x to the right, y pointing down,
 the centre of base D at the origin):
@@ -141,6 +143,9 @@ class State:
     outcome: Outcome | None = None
     chains: tuple[Chains, Chains] | None = field(default=None, compare=False, repr=False)
     """Derived from ``pieces`` and kept for speed: each seat's groups (see :data:`Chains`)."""
+    legal: list[Move] | None = field(default=None, compare=False, repr=False)
+    """Derived and kept for speed: the legal moves, found by :func:`play` while it looks
+    for a forced pass."""
 
 
 def parse_options(text: str) -> Options:
@@ -177,6 +182,8 @@ def legal_moves(state: State) -> Iterator[Move]:
     """Every legal move once: singles by cell, then pairs by base (spec §4-§6)."""
     if state.outcome is not None:
         return iter(())
+    if state.legal is not None:
+        return iter(state.legal)
     seat = state.turn
     chains = _chains(state)
     return iter(
@@ -233,14 +240,18 @@ def play(state: State, move: Move) -> State:
     if _WINS[options.formation][held]:
         won = Outcome(seat, f"{SEAT_NAMES[seat]} joined bases {_base_letters(held)}")
         return State(options, pieces, other, ply, previous, move, seat, (), captured, won)
-    if _has_legal(opp, own, opp_chains, own_chains, previous[other]):
-        return State(options, pieces, other, ply, previous, move, seat, (), captured, None, chains)
+    legal = _legal(opp, own, opp_chains, own_chains, False, previous[other])
+    if legal:
+        return State(
+            options, pieces, other, ply, previous, move, seat, (), captured, None, chains, legal
+        )
     # The opponent must pass: the turn comes back, and a pass blocks nothing later.
     previous = (None, previous[1]) if other == Seat.FIRST else (previous[0], None)
-    if _has_legal(own, opp, own_chains, opp_chains, move):
+    legal = _legal(own, opp, own_chains, opp_chains, False, move)
+    if legal:
         passes = (other,)
         return State(
-            options, pieces, seat, ply, previous, move, seat, passes, captured, None, chains
+            options, pieces, seat, ply, previous, move, seat, passes, captured, None, chains, legal
         )
     draw = Outcome(None, "neither player has a legal move")
     return State(options, pieces, other, ply, previous, move, seat, (other, seat), captured, draw)
@@ -701,23 +712,6 @@ def _legal(
         if chunk:
             moves += pair_moves[chunk]
     return moves
-
-
-def _has_legal(
-    own: int, opp: int, own_chains: Chains, opp_chains: Chains, banned: Move | None
-) -> bool:
-    """Whether the side owning ``own`` has a legal move (never asked on the first move)."""
-    empty = _FULL ^ own ^ opp
-    rest = empty
-    if banned is not None and len(banned.cells) == 1:
-        rest &= ~(1 << banned.cells[0])
-    neighbours = _NEIGHBOUR_MASKS
-    while rest:
-        low = rest & -rest
-        if neighbours[low.bit_length() - 1] & empty:
-            return True
-        rest ^= low
-    return bool(_legal(own, opp, own_chains, opp_chains, False, banned))
 
 
 def _playable(own_chains: Chains, opp_chains: Chains, empty: int, hard: int) -> int:
