@@ -265,9 +265,7 @@ def legal_moves(state: State) -> Iterator[Move]:
     if state.turn is None:
         return iter(())
     t = _tables(state.options.size)
-    moves: list[Move] = []
-    if pie.can_swap(state.ply, state.options.pie):
-        moves.append(SWAP)
+    moves: list[Move] = [SWAP] if state.ply == 1 and state.options.pie else []
     board = state.board
     if state.supply[state.turn]:
         adds = t.adds
@@ -302,7 +300,9 @@ def play(state: State, move: Move) -> State:
     colour = seat + 1
     board = state.board
     if isinstance(move, Add):
-        p = _position(t, move.to)
+        p = t.index.get(move.to)
+        if p is None:
+            p = _position(t, move.to)
         if t.g.level[p] != 0:
             raise IllegalMoveError(f"cubes are added on board holes only, not on {move.to}")
         if board[p]:
@@ -325,7 +325,9 @@ def play(state: State, move: Move) -> State:
             (p,),
         )
     if isinstance(move, Shift):
-        source, target = _position(t, move.source), _position(t, move.to)
+        source, target = t.index.get(move.source), t.index.get(move.to)
+        if source is None or target is None:
+            source, target = _position(t, move.source), _position(t, move.to)
         memo = state.memo
         if memo is not None and target in memo.get(source, ()):
             column = _movable_column(t, board, source) or ()
@@ -548,6 +550,8 @@ class _Tables:
         "below_bits",
         "above_bits",
         "entry_bits",
+        "levels",
+        "index",
         "adds",
         "shifts",
         "_win",
@@ -562,16 +566,18 @@ class _Tables:
         self.steps: tuple[tuple[int, ...], ...] = tuple(
             g.adjacent[p] + g.contacts[p] for p in range(g.count)
         )
-        # Position sets as ints with bit 8p for position p (see _destinations).
-        self.bit: tuple[int, ...] = tuple(1 << 8 * p for p in range(g.count))
+        # Position sets as ints with bit p for position p (see _destinations).
+        self.bit: tuple[int, ...] = tuple(1 << p for p in range(g.count))
 
         def bits(positions: tuple[int, ...]) -> int:
             return sum(self.bit[q] for q in positions)
 
         self.below_bits = tuple(bits(g.supporters[p]) for p in range(g.count))
         self.above_bits = tuple(bits(g.carried[p]) for p in range(g.count))
+        self.levels = tuple(bits(level) for level in g.level_positions)
         # The cubes that let a moving cube land on a position: beside it or under it.
         self.entry_bits = tuple(bits(g.adjacent[p] + g.supporters[p]) for p in range(g.count))
+        self.index: dict[str, int] = {label: p for p, label in enumerate(g.labels)}
         self.adds: tuple[Add, ...] = tuple(Add(g.labels[p]) for p in self.holes)
         self.shifts: tuple[_Shifts, ...] = tuple(_Shifts(label, g.labels) for label in g.labels)
         self._win: dict[int, dict[int, frozenset[str]]] = {}
@@ -681,17 +687,32 @@ def _destinations(t: _Tables, board: bytes, colour: int) -> Targets:
     Every cube of one connected-or-adjacent group has the same reach set (the group), so
     the open positions a group can reach (conditions 1, 2 and 4 of §4.3) are found once per
     group; each cube then drops those resting on a cube that moves with it (condition 3).
-    Sets of positions are also kept as ints with one bit per byte of the board (``t.bit``),
+    Sets of positions are also kept as ints with one bit per position (``t.bit``),
     so that the tests inside the loops run in C.  The result holds only ints and tuples,
     which the garbage collector stops tracking: states keep it (``memo``) at little cost.
     """
     found: Targets = {}
-    own = [p for p in t.ids if board[p] == colour]
+    own = []
+    p = board.find(colour)
+    while p >= 0:
+        own.append(p)
+        p = board.find(colour, p + 1)
     if not own:
         return found
-    occupied = int.from_bytes(board.translate(_OCCUPIED), "little")
+    occupied = int(board.translate(_OCCUPIED)[::-1], 2)
     below_bits, entry_bits, above_bits, bit = t.below_bits, t.entry_bits, t.above_bits, t.bit
-    open_spots = [d for d in t.ids if not board[d] and occupied & below_bits[d] == below_bits[d]]
+    above = t.g.above
+    # Open positions: empty board holes, and empty stacked positions on three cubes (a level
+    # with fewer than three cubes carries none above it).
+    open_spots = [d for d in t.holes if not board[d]]
+    for level in range(1, len(t.levels)):
+        if (occupied & t.levels[level - 1]).bit_count() < 3:
+            break
+        open_spots += [
+            d
+            for d in t.g.level_positions[level]
+            if not board[d] and occupied & below_bits[d] == below_bits[d]
+        ]
     for group in graph.groups(own, t.steps):
         reach = 0
         for p in group:
@@ -706,21 +727,31 @@ def _destinations(t: _Tables, board: bytes, colour: int) -> Targets:
             blocked = above_bits[source]
             load = occupied & blocked
             if load:
-                if load.bit_count() > 1:
-                    continue
-                for q in _movable_column(t, board, source) or ():
+                if load & (load - 1):
+                    continue  # two or more cubes rest on it
+                # The column: from the one cube on it, up the same axis while occupied.
+                q: int | None = load.bit_length() - 1
+                axis = above[source].index(q)
+                while q is not None and occupied >> q & 1:
                     blocked |= above_bits[q]
-            if blocked & spot_bits:
-                targets = tuple([d for d in spots if not bit[d] & blocked])
+                    q = above[q][axis]
+            cut = blocked & spot_bits
+            if not cut:
+                found[source] = spots
+            elif not cut & (cut - 1):  # one spot rests on a moving cube
+                i = spots.index(cut.bit_length() - 1)
+                if len(spots) > 1:
+                    found[source] = spots[:i] + spots[i + 1 :]
+            else:
+                targets = tuple([d for d in spots if not bit[d] & cut])
                 if targets:
                     found[source] = targets
-            else:
-                found[source] = spots
     return found
 
 
-_OCCUPIED = bytes((0, 1, 1)) + bytes(253)
-"""A ``bytes.translate`` table: owner code to 1 if occupied, else 0."""
+_OCCUPIED = b"011" + bytes(253)
+"""A ``bytes.translate`` table: owner code to the digit 1 if occupied, else 0 (read in base 2,
+most significant position first, it gives the occupied positions as bits)."""
 
 
 def _check_shift(
@@ -763,7 +794,10 @@ def _has_path(t: _Tables, board: bytes, start: int, win_height: int) -> bool:
         return False
     sides = t.side_map(win_height)
     contacts = t.g.contacts
-    if not any(board[q] == colour for q in contacts[start]):
+    for q in contacts[start]:
+        if board[q] == colour:
+            break
+    else:
         return sides.get(start) == _ALL_SIDES  # a lone cube (only at the apex or size 1)
     group = graph.flood(start, contacts, lambda q: board[q] == colour)
     return graph.connects(group, sides, _ALL_SIDES)
