@@ -11,6 +11,7 @@ import asyncio
 import dataclasses
 import importlib.util
 import logging
+import signal
 import sys
 
 import uvicorn
@@ -52,6 +53,9 @@ async def serve(settings: Settings) -> None:
 def main() -> int:
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(name)s %(message)s")
     settings = from_environment()
+    # uvicorn re-raises SIGTERM once it has shut down; exit through Python so that the
+    # embedded redis-server is stopped cleanly below.
+    signal.signal(signal.SIGTERM, _exit_on_sigterm)
     embedded = None
     if settings.redis_url is None:
         embedded = EmbeddedRedis(settings.data_dir)
@@ -70,6 +74,10 @@ def main() -> int:
         if embedded is not None:
             embedded.stop()
     return 0
+
+
+def _exit_on_sigterm(signum: int, frame: object) -> None:
+    raise SystemExit(0)
 
 
 if __name__ == "__main__":

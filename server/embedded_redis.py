@@ -122,18 +122,20 @@ class EmbeddedRedis:
         raise EmbeddedRedisError(f"redis-server did not answer within {timeout} s")
 
     def _answers_ping(self) -> bool:
-        try:
-            if self.port:
-                conn = socket.create_connection(("127.0.0.1", self.port), timeout=0.5)
-            else:
-                conn = socket.socket(socket.AF_UNIX)
+        if self.port:
+            conn = socket.socket(socket.AF_INET)
+            address: object = ("127.0.0.1", self.port)
+        else:
+            conn = socket.socket(socket.AF_UNIX)
+            address = str(self.socket_path)
+        with conn:
+            try:
                 conn.settimeout(0.5)
-                conn.connect(str(self.socket_path))
-            with conn:
+                conn.connect(address)
                 conn.sendall(b"PING\r\n")
                 return conn.recv(64).startswith(b"+PONG")
-        except OSError:
-            return False
+            except OSError:
+                return False
 
     def _stop_leftover(self, timeout: float) -> None:
         """Stop a redis-server still running on this data folder (its parent was killed)."""
@@ -147,8 +149,17 @@ class EmbeddedRedis:
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGTERM)
         deadline = time.monotonic() + timeout
-        while Path(f"/proc/{pid}").exists() and time.monotonic() < deadline:
+        while _running(pid) and time.monotonic() < deadline:
             time.sleep(0.02)  # waiting for another process to exit
+
+
+def _running(pid: int) -> bool:
+    """Whether ``pid`` is a live process (an exited one waiting to be reaped is not)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state != "Z"
 
 
 def _die_with_parent() -> None:

@@ -160,13 +160,20 @@ class ServerProcess:
             raise RuntimeError("server did not start:\n" + "".join(self.output))
 
     def kill(self) -> None:
+        """SIGKILL, as a crash would."""
         if self.process is not None:
             self.process.kill()
-            self.process.wait(10)
-            self.process = None
+            self._reap()
 
     def terminate(self) -> None:
+        """SIGTERM: a clean shutdown."""
         if self.process is not None:
             self.process.terminate()
-            self.process.wait(20)
-            self.process = None
+            self._reap()
+
+    def _reap(self) -> None:
+        assert self.process is not None
+        self.process.wait(20)
+        if self.process.stdout is not None:
+            self.process.stdout.close()
+        self.process = None

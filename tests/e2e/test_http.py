@@ -1,0 +1,63 @@
+"""HTTP routes: one-click guests, health, metrics, the static client."""
+
+from __future__ import annotations
+
+import asyncio
+import urllib.error
+import urllib.request
+
+import pytest
+import redis.asyncio as aioredis
+
+from lobby.identity import new_guest
+from server.client import Client, guest
+from tests.e2e.conftest import RunningServer, connect, make_room
+
+
+def get(url: str) -> tuple[int, str]:
+    try:
+        with urllib.request.urlopen(url, timeout=10) as response:
+            return response.status, response.read().decode()
+    except urllib.error.HTTPError as error:
+        return error.code, error.read().decode()
+
+
+async def test_a_guest_gets_a_token_that_opens_the_websocket(app_server: RunningServer) -> None:
+    player, token = await asyncio.to_thread(guest, app_server.base_url)
+    assert player["guest"] is True and player["name"].startswith("Guest-")
+    client = await Client.connect(app_server.ws_url, token)
+    assert client.player == player
+    await client.close()
+
+
+async def test_healthz_answers_when_redis_does(app_server: RunningServer) -> None:
+    assert await asyncio.to_thread(get, f"{app_server.base_url}/healthz") == (200, "ok\n")
+
+
+async def test_metrics_count_connections_moves_and_errors(
+    app_server: RunningServer, redis_client: aioredis.Redis
+) -> None:
+    a, b = new_guest(), new_guest()
+    room = await make_room(redis_client, a, b)
+    ca = await connect(app_server, a)
+    await ca.join(room)
+    await ca.move(room, "a1")
+    with pytest.raises(Exception):  # noqa: B017 - any refusal will do
+        await ca.move(room, "b1")
+    status, text = await asyncio.to_thread(get, f"{app_server.base_url}/metrics")
+    assert status == 200
+    values = dict(
+        line.rsplit(" ", 1) for line in text.splitlines() if line and not line.startswith("#")
+    )
+    assert values["browne_connections"] == "1"
+    assert values["browne_moves_total"] == "1"
+    assert values['browne_errors_total{code="not_your_turn"}'] == "1"
+    assert values["browne_commit_seconds_count"] == "1"
+    await ca.close()
+
+
+async def test_the_static_client_is_served_at_the_root(app_server: RunningServer) -> None:
+    status, text = await asyncio.to_thread(get, f"{app_server.base_url}/protocol.js")
+    assert status == 200 and "export const MsgType" in text
+    status, _ = await asyncio.to_thread(get, f"{app_server.base_url}/no-such-file.js")
+    assert status == 404

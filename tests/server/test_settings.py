@@ -1,0 +1,48 @@
+"""Settings come from the environment, with defaults for a no-configuration start."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from server.settings import Settings, from_environment
+
+
+def test_defaults_start_an_embedded_redis_in_data() -> None:
+    settings = from_environment({})
+    assert settings.redis_url is None and settings.data_dir == Path("data")
+    assert (settings.host, settings.port) == ("127.0.0.1", 8000)
+    assert settings.session_secret is None
+
+
+def test_environment_overrides_every_setting() -> None:
+    settings = from_environment(
+        {
+            "REDIS_URL": "redis://db:6379/0",
+            "HOST": "0.0.0.0",
+            "PORT": "9000",
+            "DATA_DIR": "/var/games",
+            "SESSION_SECRET": "s3cret",
+            "REDIS_POOL_SIZE": "8",
+            "RATE_PER_SECOND": "5",
+            "RATE_BURST": "10",
+            "DIFF_HISTORY": "20",
+        }
+    )
+    assert settings == Settings(
+        redis_url="redis://db:6379/0",
+        host="0.0.0.0",
+        port=9000,
+        data_dir=Path("/var/games"),
+        session_secret=b"s3cret",
+        redis_pool_size=8,
+        rate_per_second=5.0,
+        rate_burst=10.0,
+        diff_history=20,
+    )
+
+
+def test_a_malformed_number_is_an_error() -> None:
+    with pytest.raises(ValueError):
+        from_environment({"PORT": "eighty"})
