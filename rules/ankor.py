@@ -508,7 +508,12 @@ def render(state: State) -> str:
             put(r, c - 4, f"+{a * 3}+---+")
             put(r + 1, c - 3, f"\\{a}/{a * 3}/")
     lines = ["".join(row).rstrip() for row in canvas]
+    last_row = chr(ord("a") + n - 1)
     lines.append("")
+    lines.append(
+        f"Holes: rows a (the tip, right) to {last_row} (the left side), numbered from the top;"
+        " stacked positions carry their level: 1c2."
+    )
     white, blue = state.supply
     lines.append(f"White (O) {white} in hand, Blue (X) {blue} in hand.")
     result = state.result
@@ -760,9 +765,10 @@ def _check_shift(
     """Validate ``move`` (spec §4.3) and return the column that drops; raises
     IllegalMoveError with the first condition that fails."""
     g = t.g
+    if not board[source]:
+        raise IllegalMoveError(f"there is no cube on {move.source}")
     if board[source] != colour:
-        whose = "no cube" if not board[source] else "not your cube"
-        raise IllegalMoveError(f"{move.source} holds {whose}")
+        raise IllegalMoveError(f"the cube on {move.source} is your opponent's")
     column = _movable_column(t, board, source)
     if column is None:
         raise IllegalMoveError(f"{move.source} supports more than one column and cannot move")
