@@ -502,3 +502,14 @@ def test_render_capitalises_the_last_cube_and_says_whose_turn() -> None:
     assert "O" in picture and "o" not in picture.split("\n\n")[0]
     assert picture.endswith("Blue to move.")
     assert "White (O) 1 in hand, Blue (X) 2 in hand." in picture
+
+
+@pytest.mark.parametrize(
+    ("white", "blue", "problem"),
+    [(["1a1"], [], "not supported"), (["q1"], [], "q1"), (["a1"], ["a1"], "a1")],
+)
+def test_set_up_refuses_impossible_positions(
+    white: list[str], blue: list[str], problem: str
+) -> None:
+    with pytest.raises(ValueError, match=problem):
+        ankor.set_up(ankor.parse_options("-size=4"), white, blue)
