@@ -1,0 +1,1449 @@
+"""Che: place Truchet tiles on an unbounded plane and close a region (spec ``shared/rules/che.md``).
+
+Pure rules behind the common API of :mod:`rules.api`; imports only :mod:`rules.api`,
+:mod:`rules.geometry.plane` (cells, vertices, the checkerboard) and :mod:`rules.geometry.graph`
+(floods).
+
+Model (spec §2-§6).  A tile is a letter ``a``-``d`` on a cell (letter codes 0-3).  Every grid
+vertex has one colour, a fixed checkerboard set by the first tile (§3.2), so a cell takes only
+two letters: one Light-dominant, one Dark-dominant (§3.3) and the real choice is the dominant
+colour.  A tile's *band* joins its two corners of the dominant colour; its caps join nothing.
+Regions are the components of the graph whose nodes are vertices (split in two where only two
+diagonally opposite cells are occupied) and whose edges are bands (§6.2); a region's size is
+its number of bands, and it is closed when all its vertices have four tiles around them.
+
+Notation (§4).  A placement is ``letter(x,y)``; a move is its placements joined by ``,`` in
+canonical order, a tile move ``N-letter(x,y)``.  :func:`parse_move` also accepts pbmserv
+position numbers (``d3,a2``): the empty cells next to a tile, numbered in reading order on the
+board at the start of the turn.  Placements are validated one at a time on the board that holds
+the earlier ones, and the game is judged after every tile (§5.2, §7.2).
+
+Decisions where the spec leaves a choice or where this module departs from it:
+
+* A move is a *set* of placements (§4.4).  Its canonical order is the first order, in reading
+  order of the cells, in which it can be played: a later tile may need an earlier one as its
+  neighbour, and no tile but the last may decide the game.  :func:`parse_move` turns every
+  playable order into the canonical one (``b3,c2`` is ``c(-1,0),b(1,0)``); an order that cannot
+  be played is kept as typed, so :func:`play` names what is wrong with it (C7b: "decided after
+  placement 1").  :func:`play` accepts only the canonical order, so that a move is legal exactly
+  when :func:`legal_moves` lists it.
+* Two flags that set one option differently (``-single -triples``, ``-tie_none -tie_move``)
+  are an error naming both, as for every game (the spec's "last one wins" is not followed: an
+  error is clearer than a silent choice).  Options that can have no effect are errors too:
+  ``-num_free``/``-free_corner`` without tile movement (``-move_anytime`` or ``-tie_move``),
+  ``-adjacent`` with one tile per turn, and an end-of-pool rule with an unlimited pool.
+* ``-placements`` accepts 1..9 (the spec sets only p >= 1; legal move lists grow as the p-th
+  power of the frontier).  ``-num_tiles=999`` is stored as ``-1`` (unlimited).
+* ``-adjacent`` asks that the tiles of one turn form one orthogonally connected set, whatever
+  the order they are written in.
+* The draw after 100 movement turns (§9) counts any unbroken run of tile-move turns, with
+  ``-move_anytime`` too, so no game can run for ever.
+* :func:`scores` gives the largest region sizes (Light, Dark) once the game has ended because
+  the tiles ran out (under ``-tie_largest_wins``, ``-tie_largest_loses`` or ``-tie_none``), and
+  None otherwise.
+* Coordinates are limited to ``|x|, |y| <=`` :data:`rules.geometry.plane.LIMIT`.
+
+``to_data(state)`` is a dict:
+
+* ``game`` ``"che"``; ``options`` the flag text; ``turn`` the turn about to be played (1 for
+  the opening); ``quota`` the tiles to place this turn (0 when only tile moves remain);
+  ``supply`` tiles left (-1 unlimited); ``to_move`` ``"light"``/``"dark"`` or None;
+  ``last_move`` text or None; ``last`` the numbers of the tiles placed or moved last turn;
+  ``movement_turns`` the current run of tile-move turns; ``scores`` ``[light, dark]`` or None;
+  ``outcome`` None or ``{"winner": "light"|"dark"|None, "reason": str}``.
+* ``tiles``: one ``{"number", "tile", "x", "y", "dominant", "corners", "band"}`` per tile, in
+  number order.  The tile is drawn in the unit square with top-left corner (x, y), y pointing
+  down; ``corners`` gives the colours (``"light"``/``"dark"``) of its corners NW, NE, SE, SW;
+  ``band`` is ``"nw-se"`` or ``"ne-sw"``, the two corners its dominant band joins (each cap is
+  a quarter disc of radius 1/2 around one of the other two corners).
+* ``candidates``: one ``{"position", "x", "y", "tiles"}`` per empty cell where a tile may go,
+  ``tiles`` the two letters that fit there (Light-dominant first).
+* ``bounds``: ``{"min_x", "min_y", "max_x", "max_y"}`` over tiles and candidates (cells).
+* ``legal``: every legal move text when there are at most 300, else None.
+
+:func:`from_data` reads ``options``, ``tiles`` (number, tile, x, y), ``turn``, ``supply``,
+``last``, ``last_move``, ``movement_turns``, ``scores`` and ``outcome``; the rest is derived.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from itertools import chain, islice
+from typing import TypeAlias
+
+from rules.api import (
+    Flag,
+    IllegalMoveError,
+    InvalidMoveError,
+    OptionsError,
+    Outcome,
+    PlainData,
+    Seat,
+    options_flags_text,
+    options_from_flags,
+)
+from rules.geometry import plane
+from rules.geometry.graph import flood
+from rules.geometry.plane import STRIDE, CellId, VertexId, cells_around, corners, neighbours
+
+NAME = "che"
+SEAT_NAMES = ("light", "dark")
+
+LETTERS = "abcd"
+"""Tile letters by code: a Front-Left, b Front-Right, c Back-Left, d Back-Right (§2.2)."""
+LIGHT = 0
+DARK = 1
+"""Colours; a colour's owner is the seat with the same number (Light moves first)."""
+COLOUR_NAMES = ("light", "dark")
+
+UNLIMITED = -1
+"""``supply`` and ``num_tiles`` of an unlimited pool."""
+MOVEMENT_TURN_LIMIT = 100
+"""A run of this many tile-move turns without a decision is a draw (§9)."""
+MAX_PLACEMENTS = 9
+LEGAL_LIST_LIMIT = 300
+""":func:`to_data` lists the legal moves when there are at most this many."""
+
+
+class Tie(StrEnum):
+    """What happens when the pool runs out with no decision (§8)."""
+
+    LARGEST_WINS = "largest_wins"
+    LARGEST_LOSES = "largest_loses"
+    NONE = "none"
+    MOVE = "move"
+
+
+FLAGS: Sequence[Flag] = (
+    Flag(
+        "num_tiles",
+        "num_tiles",
+        None,
+        1,
+        998,
+        special=(-1, 999),
+        help="tiles in the pool (default 48; -1 or 999 unlimited)",
+    ),
+    Flag("placements", "placements", None, 1, MAX_PLACEMENTS, help="tiles per turn (default 2)"),
+    Flag("single", "placements", 1, help="one tile per turn"),
+    Flag("pairs", "placements", 2, help="two tiles per turn after the opening (default)"),
+    Flag("triples", "placements", 3, help="three tiles per turn after the ramp 1, 2"),
+    Flag("adjacent", "adjacent", True, help="the tiles of a turn must touch each other"),
+    Flag("nonadjacent", "adjacent", False, help="the tiles of a turn need not touch (default)"),
+    Flag("tie_largest_wins", "tie", Tie.LARGEST_WINS, help="pool out: largest region wins"),
+    Flag("tie_largest_loses", "tie", Tie.LARGEST_LOSES, help="pool out: largest region loses"),
+    Flag("tie_none", "tie", Tie.NONE, help="pool out: the game is a draw"),
+    Flag("tie_move", "tie", Tie.MOVE, help="pool out: move one tile each turn"),
+    Flag("move_anytime", "move_anytime", True, help="a tile may be moved instead of placing"),
+    Flag("no_move_anytime", "move_anytime", False, help="no tile moves before the pool is out"),
+    Flag("num_free", "num_free", None, 0, 4, help="free sides a tile needs to be moved (1)"),
+    Flag("free_corner", "free_corner", True, help="a tile needs a free corner to be moved"),
+    Flag("group_area", "group_area", None, 1, None, help="New Rules: lose at a group of n"),
+    Flag("group_extent", "group_extent", None, 1, None, help="New Rules: lose at extent n"),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Options:
+    """The flags of a Che game (spec §11); pbmserv defaults."""
+
+    num_tiles: int = 48
+    placements: int = 2
+    adjacent: bool = False
+    tie: Tie = Tie.LARGEST_WINS
+    move_anytime: bool = False
+    num_free: int = 1
+    free_corner: bool = False
+    group_area: int = 0
+    group_extent: int = 0
+
+    def __post_init__(self) -> None:
+        if self.num_tiles == 999:
+            object.__setattr__(self, "num_tiles", UNLIMITED)
+        movement = self.move_anytime or self.tie is Tie.MOVE
+        if self.num_free != 1 and not movement:
+            raise OptionsError(
+                f"option -num_free={self.num_free} needs tile movement (-move_anytime or -tie_move)"
+            )
+        if self.free_corner and not movement:
+            raise OptionsError(
+                "option -free_corner needs tile movement (-move_anytime or -tie_move)"
+            )
+        if self.adjacent and self.placements == 1:
+            raise OptionsError("option -adjacent needs more than one tile per turn (not -single)")
+        if self.num_tiles == UNLIMITED and self.tie is not Tie.LARGEST_WINS:
+            raise OptionsError(f"option -tie_{self.tie} has no effect with -num_tiles=-1")
+
+    @property
+    def group_rules(self) -> bool:
+        """Whether the New Rules (§10) replace the standard aim."""
+        return bool(self.group_area or self.group_extent)
+
+
+@dataclass(frozen=True, slots=True)
+class Placement:
+    """One tile put on a cell: ``tile`` is the letter, ``(x, y)`` the cell (§4.3)."""
+
+    tile: str
+    x: int
+    y: int
+
+    def __str__(self) -> str:
+        return f"{self.tile}({self.x},{self.y})"
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    """A turn: tiles placed in canonical order, or (``lifted`` = N) tile N moved (§4, §9)."""
+
+    placements: tuple[Placement, ...]
+    lifted: int | None = None
+
+    def __str__(self) -> str:
+        return move_text(self)
+
+
+_Row: TypeAlias = dict[int, list[Move]]
+
+
+class _Memo:
+    """Values already built for listing moves, handed from a state to the state after it.
+
+    A turn of two tiles has about (2K)^2 / 2 legal moves for K candidate cells, and from one
+    turn to the next most of them are the same values again.  Move values are immutable, so a
+    state keeps the blocks of moves its listing used (``rows``) and :func:`play` hands them to
+    the next state, whose listing takes what it can and builds the rest.  Only the latest
+    state of a game holds blocks, so positions kept for later hold no memory of moves.  The
+    memo takes no part in a state's equality.
+    """
+
+    __slots__ = ("rows", "cells")
+
+    def __init__(
+        self,
+        rows: dict[int, _Row] | None = None,
+        cells: dict[CellId, tuple[Placement, Placement]] | None = None,
+    ) -> None:
+        self.rows: dict[int, _Row] = {} if rows is None else rows
+        """First cell * 8 + its decisive bits * 2 + light parity -> blocks by second cell."""
+        self.cells: dict[CellId, tuple[Placement, Placement]] = {} if cells is None else cells
+        """cell -> its two Placements, Light-dominant first (the parity is fixed in a game)"""
+
+    def hand_on(self) -> _Memo:
+        """The memo of the next state: this one's values move there."""
+        rows, self.rows = self.rows, {}
+        cells, self.cells = self.cells, {}
+        return _Memo(rows, cells)
+
+
+@dataclass(frozen=True, slots=True)
+class State:
+    """A Che position.  ``tiles[i]`` is ``(cell, letter code)`` of tile number ``i + 1``.
+
+    ``turn`` is the turn about to be played (1 = Light's opening); ``supply`` the tiles left
+    (-1 unlimited); ``last`` the numbers of the tiles placed or moved on the previous turn.
+    The fields after ``scores`` are derived and take no part in equality.
+    """
+
+    options: Options
+    tiles: tuple[tuple[CellId, int], ...]
+    turn: int
+    supply: int
+    last: tuple[int, ...]
+    last_move: str | None
+    movement_turns: int
+    outcome: Outcome | None
+    scores: tuple[int, int] | None
+    board: dict[CellId, int] = field(compare=False, hash=False, repr=False)
+    """cell -> letter code"""
+    frontier: tuple[CellId, ...] = field(compare=False, hash=False, repr=False)
+    """The candidate cells of this turn in reading order: position numbers 1..K."""
+    light_parity: int = field(compare=False, hash=False, repr=False)
+    """The vertex parity that is Light (-1 before the first tile)."""
+    memo: _Memo = field(compare=False, hash=False, repr=False)
+
+
+# --- the common API ----------------------------------------------------------------------
+
+
+def parse_options(text: str) -> Options:
+    """pbmserv flags to Options; raises OptionsError naming a bad flag."""
+    return options_from_flags(Options, text, FLAGS)
+
+
+def options_text(options: Options) -> str:
+    """The flags that differ from the defaults."""
+    return options_flags_text(options, FLAGS)
+
+
+def new_game(options: Options) -> State:
+    """The empty plane, Light to place the first tile at (0,0)."""
+    return _state(options, (), 1, options.num_tiles, (), None, 0, None, None, _Memo())
+
+
+def to_move(state: State) -> Seat | None:
+    """Light on odd turns, Dark on even ones; None once the game is over."""
+    if state.outcome is not None:
+        return None
+    return Seat.FIRST if state.turn % 2 else Seat.SECOND
+
+
+def quota(state: State) -> int:
+    """Tiles to place this turn (§5.1): min(turn, placements, supply); 0 once the pool is out."""
+    if state.supply == 0:
+        return 0
+    count = min(state.turn, state.options.placements)
+    return count if state.supply == UNLIMITED else min(count, state.supply)
+
+
+def legal_moves(state: State) -> Iterator[Move]:
+    """Every legal move once, in canonical form: placements, then tile moves."""
+    if state.outcome is not None:
+        return iter(())
+    count = quota(state)
+    placements: Iterable[Move] = ()
+    if count == 1:
+        placements = _single_moves(state)
+    elif count == 2:
+        placements = _pair_moves(state)
+    elif count > 2:
+        placements = _placement_sets(state, count)
+    if count == 0 or state.options.move_anytime:
+        return chain(placements, _tile_moves(state))
+    return iter(placements)
+
+
+def play(state: State, move: Move) -> State:
+    """The position after ``move``; raises IllegalMoveError with the reason."""
+    if state.outcome is not None:
+        raise IllegalMoveError("the game is over")
+    if move.lifted is not None:
+        return _play_tile_move(state, move)
+    result = _apply_placements(state, move.placements)
+    if isinstance(result, str):
+        raise IllegalMoveError(result)
+    if not _is_sorted(result.cells):
+        canonical = _canonical_order(state, move.placements)
+        if canonical != move.placements:
+            text = ",".join(map(str, canonical))
+            raise IllegalMoveError(f"write the placements in canonical order: {text}")
+    return _after_placements(state, move, result)
+
+
+def outcome(state: State) -> Outcome | None:
+    """How the game ended, or None."""
+    return state.outcome
+
+
+def scores(state: State) -> tuple[int, int] | None:
+    """Largest region sizes (Light, Dark) when the game ended because the tiles ran out."""
+    return state.scores
+
+
+def parse_move(state: State, text: str) -> Move:
+    """Placements (``d3,a2``, ``b(1,0),c(-1,0)``) or a tile move (``6-c10``) to a Move.
+
+    Position numbers refer to the candidates at the start of the turn (§4.1).  A playable set
+    of placements comes back in canonical order.  Raises InvalidMoveError.
+    """
+    compact = "".join(text.split()).lower()
+    tile_move = _TILE_MOVE_RE.fullmatch(compact)
+    if tile_move is not None:
+        placement = _parse_placement(state, tile_move.group(2))
+        return Move((placement,), int(tile_move.group(1)))
+    if not _PLACEMENTS_RE.fullmatch(compact):
+        raise InvalidMoveError(
+            f"cannot read {text!r}: write tiles as letter+position, "
+            "like d3,a2 or b(1,0),c(-1,0), or a tile move like 6-c10"
+        )
+    placements = tuple(
+        _parse_placement(state, match.group(0)) for match in _PLACEMENT_RE.finditer(compact)
+    )
+    if len(placements) > 1 and state.outcome is None:
+        typed = _apply_placements(state, placements)
+        if not isinstance(typed, str):
+            placements = _canonical_order(state, placements)
+    return Move(placements)
+
+
+def move_text(move: Move) -> str:
+    """Canonical text: ``c(-1,0),b(1,0)`` or ``6-c(2,-1)`` (§4.4)."""
+    text = ",".join(map(str, move.placements))
+    return text if move.lifted is None else f"{move.lifted}-{text}"
+
+
+def to_data(state: State) -> PlainData:
+    """Plain data for storage and drawing (shape in the module docstring)."""
+    lp = state.light_parity
+    tiles = []
+    for number, (cell, letter) in enumerate(state.tiles, 1):
+        x, y = plane.xy(cell)
+        corner_colours = [COLOUR_NAMES[_vertex_colour(v, lp)] for v in corners(cell)]
+        tiles.append(
+            {
+                "number": number,
+                "tile": LETTERS[letter],
+                "x": x,
+                "y": y,
+                "dominant": COLOUR_NAMES[_DOMINANT[letter]],
+                "corners": corner_colours,
+                "band": "nw-se" if _LEFT[letter] else "ne-sw",
+            }
+        )
+    candidates = []
+    for position, cell in enumerate(state.frontier, 1):
+        x, y = plane.xy(cell)
+        fits = LETTERS if lp < 0 else "".join(LETTERS[c] for c in _fits(cell, lp))
+        candidates.append({"position": position, "x": x, "y": y, "tiles": list(fits)})
+    points = [plane.xy(cell) for cell in chain(state.board, state.frontier)]
+    xs = [p[0] for p in points]
+    ys = [p[1] for p in points]
+    seat = to_move(state)
+    legal = None
+    if state.outcome is None:
+        first = list(islice(legal_moves(state), LEGAL_LIST_LIMIT + 1))
+        if len(first) <= LEGAL_LIST_LIMIT:
+            legal = [move_text(m) for m in first]
+    return {
+        "game": NAME,
+        "options": options_text(state.options),
+        "turn": state.turn,
+        "quota": quota(state),
+        "supply": state.supply,
+        "to_move": None if seat is None else SEAT_NAMES[seat],
+        "last_move": state.last_move,
+        "last": list(state.last),
+        "movement_turns": state.movement_turns,
+        "scores": None if state.scores is None else list(state.scores),
+        "outcome": None
+        if state.outcome is None
+        else {
+            "winner": None if state.outcome.winner is None else SEAT_NAMES[state.outcome.winner],
+            "reason": state.outcome.reason,
+        },
+        "tiles": tiles,
+        "candidates": candidates,
+        "bounds": {"min_x": min(xs), "min_y": min(ys), "max_x": max(xs), "max_y": max(ys)},
+        "legal": legal,
+    }
+
+
+def from_data(data: PlainData) -> State:
+    """The state :func:`to_data` described; raises ValueError on anything else."""
+    try:
+        if data["game"] != NAME:
+            raise ValueError(f"not a {NAME} position: {data['game']!r}")
+        options = parse_options(data["options"])
+        tiles = []
+        for number, tile in enumerate(data["tiles"], 1):
+            letter = _LETTER_CODES.get(tile["tile"])
+            if tile["number"] != number or letter is None:
+                raise ValueError(f"bad tile {tile!r}")
+            tiles.append((plane.cell(int(tile["x"]), int(tile["y"])), letter))
+        outcome_data = data["outcome"]
+        result = None
+        if outcome_data is not None:
+            winner = outcome_data["winner"]
+            result = Outcome(
+                None if winner is None else Seat(SEAT_NAMES.index(winner)),
+                str(outcome_data["reason"]),
+            )
+        scores_data = data["scores"]
+        state = _state(
+            options,
+            tuple(tiles),
+            int(data["turn"]),
+            int(data["supply"]),
+            tuple(int(n) for n in data["last"]),
+            None if data["last_move"] is None else str(data["last_move"]),
+            int(data["movement_turns"]),
+            result,
+            None if scores_data is None else (int(scores_data[0]), int(scores_data[1])),
+            _Memo(),
+        )
+    except (KeyError, TypeError, IndexError, AttributeError) as error:
+        raise ValueError(f"not a {NAME} position: {error!r}") from error
+    _check_position(state)
+    return state
+
+
+def render(state: State) -> str:
+    """ASCII drawing in the style of the pbmserv help page: dots are Dark, blanks Light.
+
+    Tiles show their numbers; empty candidate cells show their position numbers in brackets.
+    """
+    seat = to_move(state)
+    lines = []
+    if state.outcome is not None:
+        winner = state.outcome.winner
+        result = "a draw" if winner is None else f"{SEAT_NAMES[winner].title()} wins"
+        lines.append(f"Che: game over, {result} ({state.outcome.reason})")
+    else:
+        assert seat is not None
+        count = quota(state)
+        doing = f"place {count} tile{'s' if count > 1 else ''}" if count else "move a tile"
+        lines.append(f"Che: turn {state.turn}, {SEAT_NAMES[seat].title()} to {doing}")
+    supply = "unlimited" if state.supply == UNLIMITED else str(state.supply)
+    lines.append(f"Tiles left: {supply}; last move: {state.last_move or '-'}")
+    lines.extend(_drawing(state))
+    return "\n".join(lines)
+
+
+# --- tiles and the checkerboard (§2-§3) ----------------------------------------------------
+
+_LETTER_CODES = {letter: code for code, letter in enumerate(LETTERS)}
+_DOMINANT = (LIGHT, LIGHT, DARK, DARK)
+_LEFT = (True, False, True, False)
+"""Left tiles (a, c) join NW and SE with their band; right tiles (b, d) join NE and SW."""
+_NW_COLOUR = (LIGHT, DARK, DARK, LIGHT)
+_FITS = ((0, 3), (1, 2))
+"""By the colour of a cell's NW vertex: the letters that fit, Light-dominant first."""
+
+
+def _vertex_colour(vertex: VertexId, light_parity: int) -> int:
+    return (vertex & 1) ^ light_parity
+
+
+def _fits(cell: CellId, light_parity: int) -> tuple[int, int]:
+    """The two letters that fit a cell (§3.3), Light-dominant first."""
+    return _FITS[(cell & 1) ^ light_parity]
+
+
+def _light_parity(tiles: Sequence[tuple[CellId, int]]) -> int:
+    if not tiles:
+        return -1
+    cell, letter = tiles[0]
+    return (cell & 1) ^ _NW_COLOUR[letter]
+
+
+# --- regions (§6.2) ----------------------------------------------------------------------
+
+_Node: TypeAlias = int | tuple[int, int]
+"""A vertex, or (vertex, cell) for one cell's side of a split vertex."""
+
+
+class _Bands:
+    """The region graph of a board, as an adjacency for :func:`flood`."""
+
+    __slots__ = ("board",)
+
+    def __init__(self, board: dict[CellId, int]) -> None:
+        self.board = board
+
+    def node(self, vertex: VertexId, via: CellId) -> _Node:
+        """The node at ``vertex`` that the pieces of cell ``via`` touch."""
+        board = self.board
+        nw = vertex - STRIDE - 1 in board
+        ne = vertex - STRIDE in board
+        se = vertex in board
+        sw = vertex - 1 in board
+        if (nw and se and not ne and not sw) or (ne and sw and not nw and not se):
+            return (vertex, via)
+        return vertex
+
+    def bands_at(self, node: _Node) -> list[tuple[CellId, VertexId]]:
+        """(cell, far vertex) of every band that ends at ``node``."""
+        if isinstance(node, tuple):
+            vertex, via = node
+            cells: tuple[CellId, ...] = (via,)
+        else:
+            vertex = node
+            cells = cells_around(vertex)
+        board = self.board
+        found = []
+        for cell in cells:
+            letter = board.get(cell)
+            if letter is None:
+                continue
+            step = vertex - cell
+            left = _LEFT[letter]
+            if step == STRIDE + 1 and left:
+                found.append((cell, cell))
+            elif step == STRIDE and not left:
+                found.append((cell, cell + 1))
+            elif step == 0 and left:
+                found.append((cell, cell + STRIDE + 1))
+            elif step == 1 and not left:
+                found.append((cell, cell + STRIDE))
+        return found
+
+    def __getitem__(self, node: _Node) -> list[_Node]:
+        return [self.node(far, cell) for cell, far in self.bands_at(node)]
+
+    def band_cells(self, region: Iterable[_Node]) -> set[CellId]:
+        return {cell for node in region for cell, _ in self.bands_at(node)}
+
+
+def _always(_: object) -> bool:
+    return True
+
+
+def _is_full(board: dict[CellId, int], vertex: VertexId) -> bool:
+    return (
+        vertex in board
+        and vertex - 1 in board
+        and vertex - STRIDE in board
+        and vertex - STRIDE - 1 in board
+    )
+
+
+def _node_vertex(node: _Node) -> VertexId:
+    return node[0] if isinstance(node, tuple) else node
+
+
+def _is_closed(board: dict[CellId, int], region: Iterable[_Node]) -> bool:
+    return all(not isinstance(node, tuple) and _is_full(board, node) for node in region)
+
+
+def _extent(cells: Iterable[CellId]) -> int:
+    points = [plane.xy(cell) for cell in cells]
+    xs = [p[0] for p in points]
+    ys = [p[1] for p in points]
+    return max(max(xs) - min(xs) + 1, max(ys) - min(ys) + 1)
+
+
+@dataclass(frozen=True, slots=True)
+class Region:
+    """A region of one colour: its size (bands), band cells, and whether it is closed."""
+
+    colour: int
+    size: int
+    cells: frozenset[CellId]
+    closed: bool
+
+
+def regions(state: State) -> list[Region]:
+    """Every region of the position that holds a band, plus the closed cap-only ones."""
+    board = state.board
+    bands = _Bands(board)
+    lp = state.light_parity
+    seen: set[_Node] = set()
+    found = []
+    for cell in board:
+        for vertex in corners(cell):
+            start = bands.node(vertex, cell)
+            if start in seen:
+                continue
+            region = flood(start, bands, _always)
+            seen |= region
+            cells = bands.band_cells(region)
+            closed = _is_closed(board, region)
+            if cells or closed:
+                colour = _vertex_colour(_node_vertex(start), lp)
+                found.append(Region(colour, len(cells), frozenset(cells), closed))
+    return found
+
+
+def largest_regions(state: State) -> tuple[int, int]:
+    """The size of the largest Light and the largest Dark region (0 when there is none)."""
+    return _largest(state.board)
+
+
+def _largest(board: dict[CellId, int]) -> tuple[int, int]:
+    bands = _Bands(board)
+    counted: set[CellId] = set()
+    largest = [0, 0]
+    for cell, letter in board.items():
+        if cell in counted:
+            continue
+        start = bands.node(cell if _LEFT[letter] else cell + 1, cell)
+        cells = bands.band_cells(flood(start, bands, _always))
+        counted |= cells
+        colour = _DOMINANT[letter]
+        largest[colour] = max(largest[colour], len(cells))
+    return largest[0], largest[1]
+
+
+def _achieved(
+    board: dict[CellId, int], light_parity: int, cell: CellId, options: Options
+) -> tuple[bool, bool]:
+    """Whether (Light, Dark) achieve a win once the tile on ``cell`` is down (§7.1, §10).
+
+    Only regions touching the new tile can have changed: before it no region was closed and
+    none was too large, and a tile joins regions only at its own corners.
+    """
+    if not options.group_rules:
+        wins = [False, False]
+        for vertex in corners(cell):
+            if _is_full(board, vertex) and _closes(board, vertex):
+                wins[_vertex_colour(vertex, light_parity)] = True
+        return wins[0], wins[1]
+    wins = [False, False]
+    bands = _Bands(board)
+    seen: set[_Node] = set()
+    for vertex in corners(cell):
+        start = bands.node(vertex, cell)
+        if start in seen:
+            continue
+        region = flood(start, bands, _always)
+        seen |= region
+        colour = _vertex_colour(vertex, light_parity)
+        if _is_closed(board, region):
+            wins[1 - colour] = True
+        cells = bands.band_cells(region)
+        if options.group_area and len(cells) >= options.group_area:
+            wins[1 - colour] = True
+        if options.group_extent and cells and _extent(cells) >= options.group_extent:
+            wins[1 - colour] = True
+    return wins[0], wins[1]
+
+
+def _closes(board: dict[CellId, int], vertex: VertexId) -> bool:
+    """Whether the region at the full ``vertex`` is closed: a search that stops at the first
+    vertex with an empty cell around it (most regions are open, and found so at once)."""
+    seen = {vertex}
+    stack = [vertex]
+    while stack:
+        here = stack.pop()
+        # ``here`` is full, so not split: every band that ends at it belongs to the region.
+        far_ends = []
+        if _LEFT[board[here - STRIDE - 1]]:
+            far_ends.append(here - STRIDE - 1)
+        if not _LEFT[board[here - STRIDE]]:
+            far_ends.append(here - STRIDE + 1)
+        if _LEFT[board[here]]:
+            far_ends.append(here + STRIDE + 1)
+        if not _LEFT[board[here - 1]]:
+            far_ends.append(here + STRIDE - 1)
+        for far in far_ends:
+            if far in seen:
+                continue
+            if not _is_full(board, far):
+                return False
+            seen.add(far)
+            stack.append(far)
+    return True
+
+
+def _verdict(
+    board: dict[CellId, int], light_parity: int, cell: CellId, options: Options, mover: Seat
+) -> Outcome | None:
+    """The outcome once the tile on ``cell`` is down, or None if the game goes on."""
+    light, dark = _achieved(board, light_parity, cell, options)
+    if not (light or dark):
+        return None
+    if light and dark:
+        return Outcome(mover.other, "the move won for both players, so the mover loses")
+    winner = Seat.FIRST if light else Seat.SECOND
+    name = SEAT_NAMES[winner].title()
+    if not options.group_rules:
+        return Outcome(winner, f"a closed {name} region")
+    return Outcome(winner, f"{name} surrounded an enemy group or the enemy's group grew too big")
+
+
+def _could_close(board: dict[CellId, int], cell: CellId) -> bool:
+    """Whether a tile on the empty ``cell`` would fill one of its corners (needed to close)."""
+    for vertex in corners(cell):
+        if (
+            (vertex == cell or vertex in board)
+            and (vertex - 1 == cell or vertex - 1 in board)
+            and (vertex - STRIDE == cell or vertex - STRIDE in board)
+            and (vertex - STRIDE - 1 == cell or vertex - STRIDE - 1 in board)
+        ):
+            return True
+    return False
+
+
+# --- placing tiles (§5) ------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class _Placed:
+    """What a playable list of placements did."""
+
+    board: dict[CellId, int]
+    cells: list[CellId]
+    letters: list[int]
+    light_parity: int
+    outcome: Outcome | None
+
+
+def _apply_placements(
+    state: State, placements: Sequence[Placement], more: int = 0
+) -> _Placed | str:
+    """Play the placements in order on a copy of the board, or say why they are illegal.
+
+    ``more`` placements are to follow these (a beginning tried by :func:`_canonical_order`):
+    then none of these may decide the game, and the count and adjacency are not judged yet.
+    """
+    if state.outcome is not None:
+        return "the game is over"
+    count = quota(state)
+    if count == 0:
+        return "the tiles have run out: move a tile instead"
+    if not placements:
+        return "a move places at least one tile"
+    if len(placements) + more > count:
+        return f"too many placements: this turn places {_tiles(count)}"
+    options = state.options
+    mover = Seat.FIRST if state.turn % 2 else Seat.SECOND
+    board = dict(state.board)
+    lp = state.light_parity
+    cells: list[CellId] = []
+    letters: list[int] = []
+    verdict = None
+    for index, placement in enumerate(placements):
+        if verdict is not None:
+            return (
+                f"the game was decided after placement {index}: "
+                f"submit only the first {_tiles(index)}"
+            )
+        letter = _LETTER_CODES.get(placement.tile)
+        if letter is None:
+            return f"there is no tile {placement.tile!r} (tiles are a, b, c, d)"
+        cell = _cell_of(placement)
+        where = f"({placement.x},{placement.y})"
+        if cell is None:
+            return f"{where} is off the plane"
+        if lp < 0:
+            if cell != plane.ORIGIN:
+                return "the first tile goes at (0,0)"
+            lp = _light_parity(((cell, letter),))
+        elif cell in board:
+            return f"{where} is occupied"
+        elif not any(other in board for other in neighbours(cell)):
+            return f"{where} touches no tile"
+        else:
+            fits = _fits(cell, lp)
+            if letter not in fits:
+                return _mismatch(letter, where, fits)
+        board[cell] = letter
+        cells.append(cell)
+        letters.append(letter)
+        if options.group_rules or _could_close(board, cell):
+            verdict = _verdict(board, lp, cell, options, mover)
+    if verdict is not None and more:
+        return f"the game was decided after placement {len(placements)}"
+    if more:
+        return _Placed(board, cells, letters, lp, None)
+    if verdict is None and len(placements) < count:
+        return f"too few placements: this turn places {_tiles(count)}"
+    if options.adjacent and len(cells) > 1 and not _is_connected(cells):
+        return "with -adjacent the tiles of a turn must touch each other"
+    return _Placed(board, cells, letters, lp, verdict)
+
+
+def _cell_of(placement: Placement) -> CellId | None:
+    """The cell a placement names, or None when its coordinates are not on the plane."""
+    x, y = placement.x, placement.y
+    if not isinstance(x, int) or not isinstance(y, int):
+        return None
+    try:
+        return plane.cell(x, y)
+    except ValueError:
+        return None
+
+
+def _mismatch(letter: int, where: str, fits: tuple[int, int]) -> str:
+    return (
+        f"edge mismatch: {LETTERS[letter]} does not fit {where}, "
+        f"which takes {LETTERS[fits[0]]} or {LETTERS[fits[1]]}"
+    )
+
+
+def _after_placements(state: State, move: Move, placed: _Placed) -> State:
+    options = state.options
+    supply = state.supply
+    if supply != UNLIMITED:
+        supply -= len(placed.cells)
+    first = len(state.tiles) + 1
+    tiles = state.tiles + tuple(zip(placed.cells, placed.letters, strict=True))
+    frontier_set = set(state.frontier).difference(placed.cells)
+    board = placed.board
+    for cell in placed.cells:
+        for other in neighbours(cell):
+            if other not in board:
+                frontier_set.add(other)
+    result = placed.outcome
+    final_scores = None
+    if result is None and supply == 0:
+        result, final_scores = _pool_out(board, options)
+    next_state = State(
+        options,
+        tiles,
+        state.turn + 1,
+        supply,
+        tuple(range(first, len(tiles) + 1)),
+        move_text(move),
+        0,
+        result,
+        final_scores,
+        board,
+        tuple(sorted(frontier_set)),
+        placed.light_parity,
+        state.memo.hand_on() if state.light_parity >= 0 else _Memo(),
+    )
+    return _stalemate_check(next_state)
+
+
+def _pool_out(
+    board: dict[CellId, int], options: Options
+) -> tuple[Outcome | None, tuple[int, int] | None]:
+    """The end-of-pool rule (§8), after a move that placed the last tile and decided nothing."""
+    if options.tie is Tie.MOVE:
+        return None, None
+    light, dark = _largest(board)
+    sizes = (light, dark)
+    if options.tie is Tie.NONE:
+        reason = f"the tiles ran out: a draw (largest regions {light} to {dark})"
+        return Outcome(None, reason), sizes
+    if light == dark:
+        return Outcome(None, f"the tiles ran out with equal largest regions ({light})"), sizes
+    larger = Seat.FIRST if light > dark else Seat.SECOND
+    name = SEAT_NAMES[larger].title()
+    if options.tie is Tie.LARGEST_WINS:
+        reason = f"the tiles ran out: {name} has the largest region ({light} to {dark})"
+        return Outcome(larger, reason), sizes
+    reason = f"the tiles ran out: {name} has the largest region ({light} to {dark}) and loses"
+    return Outcome(larger.other, reason), sizes
+
+
+def _stalemate_check(state: State) -> State:
+    """End the game as a draw when only tile moves are allowed and none is legal (§9)."""
+    if state.outcome is not None or quota(state) > 0:
+        return state
+    if next(iter(_tile_moves(state)), None) is not None:
+        return state
+    mover = to_move(state)
+    assert mover is not None
+    reason = f"{SEAT_NAMES[mover].title()} cannot move a tile: a draw"
+    return _replace_outcome(state, Outcome(None, reason))
+
+
+def _replace_outcome(state: State, result: Outcome) -> State:
+    return State(
+        state.options,
+        state.tiles,
+        state.turn,
+        state.supply,
+        state.last,
+        state.last_move,
+        state.movement_turns,
+        result,
+        state.scores,
+        state.board,
+        state.frontier,
+        state.light_parity,
+        state.memo,
+    )
+
+
+def _canonical_order(state: State, placements: Sequence[Placement]) -> tuple[Placement, ...]:
+    """The first playable order of ``placements`` in reading order of their cells (§4.4).
+
+    The caller knows that some order is playable; a depth-first search over the placements
+    sorted by cell finds the first one, pruning orders whose beginning cannot be played.
+    """
+    found = _first_playable(state, [], sorted(placements, key=_placement_key))
+    return tuple(placements) if found is None else tuple(found)
+
+
+def _first_playable(
+    state: State, prefix: list[Placement], rest: list[Placement]
+) -> list[Placement] | None:
+    for index, placement in enumerate(rest):
+        trial = [*prefix, placement]
+        remaining = rest[:index] + rest[index + 1 :]
+        if isinstance(_apply_placements(state, trial, len(remaining)), str):
+            continue
+        if not remaining:
+            return trial
+        found = _first_playable(state, trial, remaining)
+        if found is not None:
+            return found
+    return None
+
+
+def _placement_key(placement: Placement) -> tuple[int, int, str]:
+    return (placement.y, placement.x, placement.tile)
+
+
+def _is_sorted(cells: Sequence[CellId]) -> bool:
+    return all(a < b for a, b in zip(cells, cells[1:], strict=False))
+
+
+def _is_connected(cells: Sequence[CellId]) -> bool:
+    members = set(cells)
+    return len(flood(cells[0], plane.NEIGHBOURS, members.__contains__)) == len(members)
+
+
+def _tiles(count: int) -> str:
+    return f"{count} tile{'s' if count != 1 else ''}"
+
+
+# --- listing placements ------------------------------------------------------------------
+
+
+def _placement(cell: CellId, letter: int) -> Placement:
+    x, y = plane.xy(cell)
+    return Placement(LETTERS[letter], x, y)
+
+
+def _single_moves(state: State) -> list[Move]:
+    """Quota 1: every letter that fits every candidate (any letter on the opening)."""
+    if state.light_parity < 0:
+        return [Move((_placement(plane.ORIGIN, letter),)) for letter in range(4)]
+    return [
+        Move((placement,))
+        for cell in state.frontier
+        for placement in _placements(state.memo, cell, state.light_parity)
+    ]
+
+
+def _decisive_masks(state: State) -> list[int]:
+    """Per candidate cell, bit 0: the Light-dominant tile there decides the game on its own;
+    bit 1: the Dark-dominant one.
+
+    Under the standard rules a tile can close a region only if it fills one of its corners,
+    so only the corners whose three other cells hold tiles are searched.
+    """
+    board = state.board
+    options = state.options
+    lp = state.light_parity
+    trial = dict(board)
+    masks = []
+    if options.group_rules:
+        for cell in state.frontier:
+            mask = 0
+            for bit, letter in enumerate(_fits(cell, lp)):
+                trial[cell] = letter
+                if any(_achieved(trial, lp, cell, options)):
+                    mask |= 1 << bit
+            del trial[cell]
+            masks.append(mask)
+        return masks
+    south = STRIDE
+    for cell in state.frontier:
+        north = cell - south in board
+        west = cell - 1 in board
+        east = cell + 1 in board
+        below = cell + south in board
+        filled = []
+        if north and west and cell - south - 1 in board:
+            filled.append(cell)
+        if north and east and cell - south + 1 in board:
+            filled.append(cell + 1)
+        if below and east and cell + south + 1 in board:
+            filled.append(cell + south + 1)
+        if below and west and cell + south - 1 in board:
+            filled.append(cell + south)
+        mask = 0
+        if filled:
+            for bit, letter in enumerate(_fits(cell, lp)):
+                trial[cell] = letter
+                for vertex in filled:
+                    if _closes(trial, vertex):
+                        mask |= 1 << bit
+                        break
+            del trial[cell]
+        masks.append(mask)
+    return masks
+
+
+def _pair_moves(state: State) -> list[Move]:
+    """Quota 2: each playable pair once, plus the single tiles that decide (§4.4, §7.2).
+
+    The pair {p, q} with p before q in reading order is playable as p, q unless p decides
+    alone, and then as q, p unless q decides too; a second tile on a cell that only touches
+    the first one must follow it.  Which tiles decide alone depends on the start board only,
+    so the moves of two cells depend on those cells and two bits each.  The blocks of moves
+    are kept in rows by first cell, under the key ``second cell * 8 + its bits * 2 + joined``
+    (joined: the second cell touches only the first), and reused from the previous turn.
+    """
+    lp = state.light_parity
+    board = state.board
+    frontier = state.frontier
+    adjacent = state.options.adjacent
+    memo = state.memo
+    old_rows = memo.rows
+    rows: dict[int, _Row] = {}
+    empty: _Row = {}
+    masks = _decisive_masks(state)
+    keys = [cell * 8 + mask * 2 for cell, mask in zip(frontier, masks, strict=True)]
+    moves: list[Move] = []
+    candidates = set(frontier)
+    south = STRIDE
+    for index, cell in enumerate(frontier):
+        mask = masks[index]
+        if mask:
+            moves.extend(
+                Move((placement,))
+                for bit, placement in enumerate(_placements(memo, cell, lp))
+                if mask >> bit & 1
+            )
+        if adjacent:
+            later = [keys[frontier.index(o)] for o in (cell + 1, cell + south) if o in candidates]
+        else:
+            later = keys[index + 1 :]
+        if mask != 3:
+            for other in (cell - south, cell - 1, cell + 1, cell + south):
+                if other not in board and other not in candidates:
+                    later.append(other * 8 + 1)
+        row_key = cell * 8 + mask * 2 + lp
+        found = list(map(old_rows.get(row_key, empty).get, later))
+        if None in found:
+            for position, key in enumerate(later):
+                if found[position] is None:
+                    found[position] = _pair_block(memo, lp, cell, mask, key)
+        rows[row_key] = dict(zip(later, found, strict=True))  # type: ignore[arg-type]
+        for block in found:
+            moves += block  # type: ignore[arg-type]
+    memo.rows = rows
+    return moves
+
+
+def _placements(memo: _Memo, cell: CellId, lp: int) -> tuple[Placement, Placement]:
+    """The two tiles that fit ``cell``, Light-dominant first."""
+    pair = memo.cells.get(cell)
+    if pair is None:
+        light, dark = _fits(cell, lp)
+        pair = memo.cells[cell] = (_placement(cell, light), _placement(cell, dark))
+    return pair
+
+
+def _pair_block(memo: _Memo, lp: int, cell: CellId, mask: int, key: int) -> list[Move]:
+    """The moves of ``cell`` (bits ``mask``) and the cell of ``key`` (see :func:`_pair_moves`)."""
+    firsts = _placements(memo, cell, lp)
+    seconds = _placements(memo, key >> 3, lp)
+    if not mask:
+        # The usual case: neither tile on ``cell`` decides, so every pair starts there.  The
+        # moves are built without the dataclass __init__: this is the hot loop of random play.
+        new, set_placements, set_lifted = _new_object, _set_placements, _set_lifted
+        first, other = firsts
+        second, third = seconds
+        a = new(Move)
+        set_placements(a, (first, second))
+        set_lifted(a, None)
+        b = new(Move)
+        set_placements(b, (first, third))
+        set_lifted(b, None)
+        c = new(Move)
+        set_placements(c, (other, second))
+        set_lifted(c, None)
+        d = new(Move)
+        set_placements(d, (other, third))
+        set_lifted(d, None)
+        return [a, b, c, d]
+    joined = key & 1
+    other_mask = (key >> 1) & 3
+    block = []
+    for bit, first in enumerate(firsts):
+        for other_bit, second in enumerate(seconds):
+            if not mask >> bit & 1:
+                block.append(Move((first, second)))
+            elif not joined and not other_mask >> other_bit & 1:
+                block.append(Move((second, first)))
+    return block
+
+
+_new_object = object.__new__
+_set_placements = Move.__dict__["placements"].__set__
+_set_lifted = Move.__dict__["lifted"].__set__
+
+
+def _placement_sets(state: State, count: int) -> Iterator[Move]:
+    """Any quota: every playable set of placements once, in its canonical order.
+
+    A depth-first search over cells in reading order meets the orders of a set in
+    lexicographic order, so the first order met is the canonical one.
+    """
+    lp = state.light_parity
+    options = state.options
+    board = dict(state.board)
+    frontier = set(state.frontier)
+    mover = to_move(state)
+    assert mover is not None
+    seen: set[frozenset[tuple[CellId, int]]] = set()
+    path: list[tuple[CellId, int]] = []
+
+    def search() -> Iterator[Move]:
+        candidates = sorted(frontier)
+        for cell in candidates:
+            for letter in _fits(cell, lp):
+                board[cell] = letter
+                path.append((cell, letter))
+                decided = False
+                if options.group_rules or _could_close(board, cell):
+                    decided = _verdict(board, lp, cell, options, mover) is not None
+                if decided or len(path) == count:
+                    key = frozenset(path)
+                    if key not in seen and (
+                        not options.adjacent or _is_connected([c for c, _ in path])
+                    ):
+                        seen.add(key)
+                        yield Move(tuple(_placement(c, t) for c, t in path))
+                else:
+                    added = [
+                        other
+                        for other in neighbours(cell)
+                        if other not in board and other not in frontier
+                    ]
+                    frontier.discard(cell)
+                    frontier.update(added)
+                    yield from search()
+                    frontier.difference_update(added)
+                    frontier.add(cell)
+                path.pop()
+                del board[cell]
+
+    return search()
+
+
+# --- moving tiles (§9) -------------------------------------------------------------------
+
+
+def _movable(state: State, number: int) -> str | None:
+    """Why tile ``number`` may not be lifted this turn, or None (§9 conditions 1-5)."""
+    if not 1 <= number <= len(state.tiles):
+        return f"there is no tile {number}"
+    if number in state.last:
+        return f"tile {number} was placed or moved on the last turn"
+    board = state.board
+    cell = state.tiles[number - 1][0]
+    free = sum(other not in board for other in neighbours(cell))
+    if free < state.options.num_free:
+        return (
+            f"tile {number} has {free} free side{'s' if free != 1 else ''}; "
+            f"it needs {state.options.num_free}"
+        )
+    if state.options.free_corner and not any(
+        sum(around in board for around in cells_around(vertex)) == 1 for vertex in corners(cell)
+    ):
+        return f"tile {number} has no free corner"
+    rest = [other for other in board if other != cell]
+    if not rest:
+        return f"tile {number} is the only tile"
+    members = set(rest)
+    if len(flood(rest[0], plane.NEIGHBOURS, members.__contains__)) != len(rest):
+        return f"lifting tile {number} would split the group"
+    return None
+
+
+def _tile_moves(state: State) -> Iterator[Move]:
+    """Every legal tile move: movable tiles, then destinations in reading order."""
+    if state.outcome is not None or state.light_parity < 0:
+        return
+    lp = state.light_parity
+    board = state.board
+    for number, (origin, _) in enumerate(state.tiles, 1):
+        if _movable(state, number) is not None:
+            continue
+        destinations = {
+            other
+            for cell in board
+            if cell != origin
+            for other in neighbours(cell)
+            if other not in board
+        }
+        destinations.discard(origin)
+        for cell in sorted(destinations):
+            for placement in _placements(state.memo, cell, lp):
+                yield Move((placement,), number)
+
+
+def _play_tile_move(state: State, move: Move) -> State:
+    number = move.lifted
+    assert number is not None
+    options = state.options
+    if quota(state) > 0 and not options.move_anytime:
+        raise IllegalMoveError(
+            "tiles may be moved only with -move_anytime, or with -tie_move once the tiles run out"
+        )
+    if len(move.placements) != 1:
+        raise IllegalMoveError("a tile move puts one tile on one cell")
+    reason = _movable(state, number)
+    if reason is not None:
+        raise IllegalMoveError(reason)
+    placement = move.placements[0]
+    letter = _LETTER_CODES.get(placement.tile)
+    if letter is None:
+        raise IllegalMoveError(f"there is no tile {placement.tile!r} (tiles are a, b, c, d)")
+    cell = _cell_of(placement)
+    where = f"({placement.x},{placement.y})"
+    if cell is None:
+        raise IllegalMoveError(f"{where} is off the plane")
+    origin = state.tiles[number - 1][0]
+    board = dict(state.board)
+    del board[origin]
+    if cell == origin:
+        raise IllegalMoveError(f"tile {number} must go to another cell")
+    if cell in board:
+        raise IllegalMoveError(f"{where} is occupied")
+    if not any(other in board for other in neighbours(cell)):
+        raise IllegalMoveError(f"{where} touches no tile once tile {number} is lifted")
+    lp = state.light_parity
+    fits = _fits(cell, lp)
+    if letter not in fits:
+        raise IllegalMoveError(_mismatch(letter, where, fits))
+    board[cell] = letter
+    mover = to_move(state)
+    assert mover is not None
+    result = _verdict(board, lp, cell, options, mover)
+    movement_turns = state.movement_turns + 1
+    if result is None and movement_turns >= MOVEMENT_TURN_LIMIT:
+        result = Outcome(None, f"{MOVEMENT_TURN_LIMIT} tile-move turns without a decision")
+    tiles = list(state.tiles)
+    tiles[number - 1] = (cell, letter)
+    next_state = State(
+        options,
+        tuple(tiles),
+        state.turn + 1,
+        state.supply,
+        (number,),
+        move_text(move),
+        movement_turns,
+        result,
+        None,
+        board,
+        _frontier(board),
+        lp,
+        state.memo.hand_on(),
+    )
+    return _stalemate_check(next_state)
+
+
+# --- notation, positions, drawing --------------------------------------------------------
+
+_POSITION = r"(?:\d{1,9}|\(-?\d{1,9},-?\d{1,9}\))"
+_PLACEMENT_RE = re.compile(rf"[a-d]{_POSITION}")
+_PLACEMENTS_RE = re.compile(rf"[a-d]{_POSITION}(?:,[a-d]{_POSITION})*")
+_TILE_MOVE_RE = re.compile(rf"(\d{{1,9}})-([a-d]{_POSITION})")
+_COORDINATES_RE = re.compile(r"\((-?\d+),(-?\d+)\)")
+
+
+def _parse_placement(state: State, text: str) -> Placement:
+    letter, position = text[0], text[1:]
+    coordinates = _COORDINATES_RE.fullmatch(position)
+    if coordinates is not None:
+        x, y = int(coordinates.group(1)), int(coordinates.group(2))
+        try:
+            plane.cell(x, y)
+        except ValueError as error:
+            raise InvalidMoveError(str(error)) from error
+        return Placement(letter, x, y)
+    number = int(position)
+    if not 1 <= number <= len(state.frontier):
+        raise InvalidMoveError(
+            f"there is no position {number} (positions are 1..{len(state.frontier)})"
+        )
+    x, y = plane.xy(state.frontier[number - 1])
+    return Placement(letter, x, y)
+
+
+def _frontier(board: dict[CellId, int]) -> tuple[CellId, ...]:
+    """The empty cells next to a tile, in reading order; only (0,0) on the empty plane."""
+    if not board:
+        return (plane.ORIGIN,)
+    return tuple(sorted({other for cell in board for other in neighbours(cell)} - board.keys()))
+
+
+def _state(
+    options: Options,
+    tiles: tuple[tuple[CellId, int], ...],
+    turn: int,
+    supply: int,
+    last: tuple[int, ...],
+    last_move: str | None,
+    movement_turns: int,
+    result: Outcome | None,
+    final_scores: tuple[int, int] | None,
+    memo: _Memo,
+) -> State:
+    board = dict(tiles)
+    return State(
+        options,
+        tiles,
+        turn,
+        supply,
+        last,
+        last_move,
+        movement_turns,
+        result,
+        final_scores,
+        board,
+        _frontier(board),
+        _light_parity(tiles),
+        memo,
+    )
+
+
+def _check_position(state: State) -> None:
+    """Raise ValueError unless the tiles make a position the rules can reach."""
+    board = state.board
+    if len(board) != len(state.tiles):
+        raise ValueError("two tiles on one cell")
+    lp = state.light_parity
+    for cell, letter in state.tiles:
+        if letter not in _fits(cell, lp):
+            raise ValueError(f"tile {LETTERS[letter]} at {plane.xy(cell)} does not match")
+    if board and not _is_connected(list(board)):
+        raise ValueError("the tiles do not form one group")
+    if state.turn < 1 or state.supply < UNLIMITED or state.movement_turns < 0:
+        raise ValueError("bad turn, supply or movement count")
+    if any(not 1 <= n <= len(state.tiles) for n in state.last):
+        raise ValueError("bad last-turn tile numbers")
+
+
+_PATTERNS = (
+    ("    \\..", "_    \\_", ".\\     ", "..\\    "),
+    ("../    ", "_/    _", "     /.", "    /.."),
+    ("....\\  ", "_....\\_", " \\.....", "  \\...."),
+    ("  /....", "_/...._", "...../ ", "..../  "),
+)
+"""The inside (7 x 4 characters) of each tile as the help page draws it; dots are Dark."""
+_FILL = (" ", ".")
+_CELL_WIDTH = 8
+_CELL_HEIGHT = 5
+
+
+def _drawing(state: State) -> list[str]:
+    board = state.board
+    lp = state.light_parity
+    cells = list(board) + list(state.frontier)
+    points = [plane.xy(cell) for cell in cells]
+    min_x = min(p[0] for p in points)
+    max_x = max(p[0] for p in points)
+    min_y = min(p[1] for p in points)
+    max_y = max(p[1] for p in points)
+    width = (max_x - min_x + 1) * _CELL_WIDTH + 1
+    height = (max_y - min_y + 1) * _CELL_HEIGHT + 1
+    grid = [[" "] * width for _ in range(height)]
+
+    def put(row: int, col: int, text: str) -> None:
+        grid[row][col : col + len(text)] = list(text)
+
+    numbers = {cell: number for number, (cell, _) in enumerate(state.tiles, 1)}
+    for cell, letter in board.items():
+        x, y = plane.xy(cell)
+        top = (y - min_y) * _CELL_HEIGHT
+        left = (x - min_x) * _CELL_WIDTH
+        for row, text in enumerate(_PATTERNS[letter], 1):
+            put(top + row, left + 1, text)
+        put(top + 3, left + 3, str(numbers[cell]))
+        nw, ne, se, sw = (_FILL[_vertex_colour(v, lp)] for v in corners(cell))
+        north, west, east, south = (other in board for other in neighbours(cell))
+        put(top, left, "+---|---+" if not north else f"+{nw * 3}|{ne * 3}+")
+        put(top + _CELL_HEIGHT, left, "+---|---+" if not south else f"+{sw * 3}|{se * 3}+")
+        for col, shared, upper, lower in ((0, west, nw, sw), (_CELL_WIDTH, east, ne, se)):
+            column = ("|", "_", "|", "|") if not shared else (upper, "_", lower, lower)
+            for row, char in enumerate(column, 1):
+                grid[top + row][left + col] = char
+    if state.outcome is None:
+        for position, cell in enumerate(state.frontier, 1):
+            x, y = plane.xy(cell)
+            label = f"[{position}]"
+            put(
+                (y - min_y) * _CELL_HEIGHT + 2,
+                (x - min_x) * _CELL_WIDTH + 4 - len(label) // 2,
+                label,
+            )
+    lines = []
+    header = "      " + "".join(f"{x:^{_CELL_WIDTH}}" for x in range(min_x, max_x + 1))
+    lines.append(header.rstrip())
+    for row, chars in enumerate(grid):
+        y_label = f"{min_y + row // _CELL_HEIGHT:>4}  " if row % _CELL_HEIGHT == 2 else "      "
+        lines.append((y_label + "".join(chars)).rstrip())
+    return lines
