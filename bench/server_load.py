@@ -114,6 +114,27 @@ async def play(args: argparse.Namespace, ws_url: str, redis_url: str, stats: Sta
     stats.spectator_delays.clear()
     stats.moves = 0
     stats.measuring = True
+    sampler = None
+    if args.sample:
+        sampler = subprocess.Popen(
+            [
+                str(Path(sys.executable).parent / "py-spy"),
+                "record",
+                "--pid",
+                str(args.server_pid),
+                "--duration",
+                str(int(args.seconds)),
+                "--rate",
+                "250",
+                "--format",
+                "raw",
+                "--nonblocking",
+                "--output",
+                str(args.sample_path),
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
     server_cpu = process_cpu(args.server_pid)
     redis_cpu = process_cpu(args.redis_pid)
     own_cpu = sum(os.times()[:2])
@@ -130,6 +151,8 @@ async def play(args: argparse.Namespace, ws_url: str, redis_url: str, stats: Sta
         "load_cpu": sum(os.times()[:2]) - own_cpu,
     }
     stop.set()
+    if sampler is not None:
+        await asyncio.to_thread(sampler.wait, 60)
     await asyncio.wait(tables, timeout=30)
     for task in tables:
         task.cancel()
@@ -232,7 +255,7 @@ CATEGORIES = (
     ("msgpack", ("msgpack",)),
     ("redis-py", ("/redis/",)),
     ("websockets, uvicorn, starlette", ("/websockets/", "/uvicorn/", "/starlette/")),
-    ("event loop", ("asyncio", "uvloop", "selectors")),
+    ("event loop, queues, tasks", ("asyncio", "uvloop", "selectors")),
 )
 
 
@@ -258,6 +281,43 @@ def print_profile(path: Path, moves_total: int) -> None:
     stats.sort_stats("tottime").print_stats(15)
 
 
+def print_samples(path: Path) -> None:
+    """Where the server's CPU time went, from py-spy's stacks: by the innermost frame's
+    component, and by the first frame of ours (or of the library) on the stack."""
+    by_leaf: dict[str, int] = defaultdict(int)
+    by_caller: dict[str, int] = defaultdict(int)
+    total = 0
+    for line in path.read_text().splitlines():
+        stack, _, count_text = line.rpartition(" ")
+        if not stack:
+            continue
+        count = int(count_text)
+        frames = stack.split(";")
+        total += count
+        frames = [f.replace(" (", " (/") for f in frames]  # py-spy paths are relative
+        by_leaf[_category(frames[-1])] += count
+        ours = [f for f in frames if "/server/" in f or "/rules/" in f]
+        by_caller[ours[-1].split(" (")[0] + " " + _short(ours[-1]) if ours else "(outside our code)"] += count
+    print(f"\nserver CPU samples by component (py-spy, {total} samples):")
+    for name, count in sorted(by_leaf.items(), key=lambda kv: -kv[1]):
+        print(f"  {name:38s} {100 * count / total:5.1f} %")
+    print("\ninnermost frame of our code (time in it and below):")
+    for name, count in sorted(by_caller.items(), key=lambda kv: -kv[1])[:15]:
+        print(f"  {100 * count / total:5.1f} %  {name}")
+
+
+def _category(frame: str) -> str:
+    for name, patterns in CATEGORIES:
+        if any(p in frame for p in patterns):
+            return name
+    return "other"
+
+
+def _short(frame: str) -> str:
+    inside = frame.split(" (", 1)[1].rstrip(")") if " (" in frame else frame
+    return "/".join(inside.split("/")[-2:])
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.server_load", description=__doc__)
     parser.add_argument("--games", "-k", type=int, default=100)
@@ -268,6 +328,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--game", default=default_game)
     parser.add_argument("--options", default="")
     parser.add_argument("--profile", action="store_true", help="run the server under cProfile")
+    parser.add_argument(
+        "--sample", action="store_true", help="sample the server with py-spy (little overhead)"
+    )
     args = parser.parse_args(argv)
     if args.game == TEST_GAME and TEST_GAME not in GAMES:
         from tests.server import tictactoe  # noqa: PLC0415
@@ -279,6 +342,7 @@ def main(argv: list[str] | None = None) -> int:
         assert redis_server.process is not None
         args.redis_pid = redis_server.process.pid
         profile = Path(directory) / "server.prof" if args.profile else None
+        args.sample_path = Path(directory) / "server.stacks"
         server = start_server(args, redis_url, profile)
         args.server_pid = server.pid
         stats = Stats()
@@ -290,6 +354,8 @@ def main(argv: list[str] | None = None) -> int:
                 server.wait(30)
             redis_server.stop()
         report(args, stats)
+        if args.sample and args.sample_path.exists():
+            print_samples(args.sample_path)
         if profile is not None and profile.exists():
             print_profile(profile, stats.games_finished and args.result["moves"])
     return 0

@@ -178,6 +178,8 @@ class Client:
                 self.frames_received += 1
                 self._handle(protocol.decode_server(frame))
                 self._notify()
+        except ConnectionClosed:
+            pass  # the end of every connection; ``socket.close_code`` says how it ended
         finally:
             for future in self._replies.values():
                 if not future.done():

@@ -51,6 +51,7 @@ class RoomService:
         self.history = history
         self.snapshot_every = snapshot_every
         self._cache: OrderedDict[RoomId, Loaded] = OrderedDict()
+        self.batcher = store.Batcher(client)
 
     async def room(self, room_id: RoomId) -> Loaded:
         """The room, from the cache or Redis; raises UnknownRoomError."""
@@ -110,6 +111,7 @@ class RoomService:
                     ack,
                     self.history,
                     self.fanout.is_subscribed(room_id),
+                    self.batcher,
                 )
             )
             self.metrics.observe_commit(time.perf_counter() - started)
