@@ -863,7 +863,7 @@ def _settle(
     if not pie.can_swap(ply, options.pie) and not _can_add(t, board, other, supply):
         memo = _destinations(t, board, other + 1)
         if not memo:
-            turn, passes = mover, 1
+            turn, passes, memo = mover, 1, None
             if not _can_add(t, board, mover, supply):
                 memo = _destinations(t, board, mover + 1)
                 if not memo:

@@ -289,8 +289,10 @@ def test_player_without_action_passes_automatically() -> None:
     state = ankor.set_up(options, ["a1", "c1"], [], Seat.SECOND, supply=(3, 0))
     assert ankor.to_move(state) == Seat.FIRST and state.passes == 1
     assert "Blue passed" in ankor.render(state)
+    assert ankor.Shift("a1", "b1") in set(ankor.legal_moves(state))
     state = ankor.play(state, ankor.Add("c2"))
     assert ankor.to_move(state) == Seat.FIRST and state.passes == 1
+    assert {ankor.Shift("c1", "b1"), ankor.Add("b1")} <= set(ankor.legal_moves(state))
     with pytest.raises(InvalidMoveError, match="automatically"):
         ankor.parse_move(state, "pass")
 
