@@ -134,11 +134,21 @@ class RoomService:
                 raise UnknownRoomError(f"no room {room_id!r}")
             if frames is not None:
                 return current, frames
+        doc = await self._current_doc(room_id)
+        snapshot = ServerSnapshot(room=room_id, version=doc["version"], state=doc)
+        return int(doc["version"]), [encode(snapshot)]
+
+    async def _current_doc(self, room_id: RoomId) -> dict[str, Any]:
+        """The room's document as Redis has it now; from the cache when that is current."""
+        cached = self._cache.get(room_id)
+        if cached is not None:
+            version = await _storage(store.current_version(self.client, room_id))
+            if version == cached.room.version:
+                return cached.doc
         doc = await _storage(store.load_doc(self.client, room_id))
         if doc is None:
             raise UnknownRoomError(f"no room {room_id!r}")
-        snapshot = ServerSnapshot(room=room_id, version=doc["version"], state=doc)
-        return int(doc["version"]), [encode(snapshot)]
+        return doc  # type: ignore[no-any-return]
 
     async def change_spectators(self, room_id: RoomId, delta: int) -> None:
         """Count a spectator in or out, then make the room's count match the total."""

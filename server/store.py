@@ -127,12 +127,14 @@ async def _load(client: aioredis.Redis, room_id: RoomId) -> tuple[int, dict[str,
         return -1, None
     doc = unpack(data)
     base = int(doc_version or 0)
-    for frame in frames:
+    missing = int(version) - base
+    if missing > len(frames):
+        raise ValueError(f"room {room_id}: diff history does not reach the document")
+    for frame in frames[len(frames) - missing :] if missing else []:
         body = unpack(frame)
-        if body["version"] > base:
-            if body["version"] != doc["version"] + 1:
-                raise ValueError(f"room {room_id}: diff history does not reach the document")
-            doc = apply(doc, body["ops"])
+        if body["version"] != doc["version"] + 1:
+            raise ValueError(f"room {room_id}: diff history does not follow the document")
+        doc = apply(doc, body["ops"])
     if doc["version"] != int(version):
         raise ValueError(f"room {room_id}: stored version {version} but document {doc['version']}")
     return base, doc
@@ -169,6 +171,12 @@ async def commit(
     )
     status, version = int(result[0]), int(result[1])
     return CommitResult(applied=status == 1, duplicate=status == 2, version=version)
+
+
+async def current_version(client: aioredis.Redis, room_id: RoomId) -> int | None:
+    """The room's version, or None if there is no such room."""
+    value = await client.hget(room_key(room_id), "version")
+    return None if value is None else int(value)
 
 
 async def find_ack(client: aioredis.Redis, room_id: RoomId, ack_field: str) -> int | None:
