@@ -297,7 +297,9 @@ def print_samples(path: Path) -> None:
         frames = [f.replace(" (", " (/") for f in frames]  # py-spy paths are relative
         by_leaf[_category(frames[-1])] += count
         ours = [f for f in frames if "/server/" in f or "/rules/" in f]
-        by_caller[ours[-1].split(" (")[0] + " " + _short(ours[-1]) if ours else "(outside our code)"] += count
+        by_caller[
+            ours[-1].split(" (")[0] + " " + _short(ours[-1]) if ours else "(outside our code)"
+        ] += count
     print(f"\nserver CPU samples by component (py-spy, {total} samples):")
     for name, count in sorted(by_leaf.items(), key=lambda kv: -kv[1]):
         print(f"  {name:38s} {100 * count / total:5.1f} %")
