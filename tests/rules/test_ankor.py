@@ -227,6 +227,19 @@ def test_every_position_is_judged_like_the_reference(flags: str, seed: int) -> N
         previous = state
 
 
+def test_cached_moves_agree_with_a_fresh_search_through_passes() -> None:
+    """Size-3 games pass often; every position lists the same moves as its plain-data copy,
+    which carries no cached destinations."""
+    options = ankor.parse_options("-size=3")
+    passes = 0
+    for seed in range(30):
+        for state in random_game(options, seed, 200):
+            passes += state.passes
+            fresh = ankor.from_data(ankor.to_data(state))
+            assert set(ankor.legal_moves(state)) == set(ankor.legal_moves(fresh))
+    assert passes > 0
+
+
 # --- rules the cases do not reach -------------------------------------------------------------
 
 
