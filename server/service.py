@@ -9,6 +9,8 @@ Each diff is encoded once and the same bytes go to every socket and into Redis.
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import time
 from collections import OrderedDict
 from typing import Any
@@ -25,6 +27,8 @@ from server.metrics import Metrics
 from server.protocol import ServerSnapshot, encode, encode_diff
 from server.rooms import Command, Move, Resign, RoomId, SetSpectators, decide, room_doc
 from server.store import Loaded
+
+log = logging.getLogger(__name__)
 
 CACHE_SIZE = 10_000
 COMMIT_ATTEMPTS = 8
@@ -52,6 +56,8 @@ class RoomService:
         self.snapshot_every = snapshot_every
         self._cache: OrderedDict[RoomId, Loaded] = OrderedDict()
         self.batcher = store.Batcher(client)
+        self._count_wanted: set[RoomId] = set()
+        self._count_tasks: dict[RoomId, asyncio.Task[None]] = {}
 
     async def room(self, room_id: RoomId) -> Loaded:
         """The room, from the cache or Redis; raises UnknownRoomError."""
@@ -151,16 +157,35 @@ class RoomService:
         return doc  # type: ignore[no-any-return]
 
     async def change_spectators(self, room_id: RoomId, delta: int) -> None:
-        """Count a spectator in or out, then make the room's count match the total."""
-        total = await _storage(store.change_watchers(self.client, room_id, self.process_id, delta))
-        # Another process may commit an older total after ours; whoever changes the count
-        # last reads the total again, so the room ends with the right one.
-        for _ in range(3):
-            await self.command(room_id, SetSpectators(total))
-            again = await _storage(store.change_watchers(self.client, room_id, self.process_id, 0))
-            if again == total:
-                return
-            total = again
+        """Count a spectator in or out; the room's count follows soon after.
+
+        Changes that arrive while an update of the room's count is under way are folded
+        into the next one, so a crowd joining at once costs a few commits, not one each.
+        """
+        await _storage(store.change_watchers(self.client, room_id, self.process_id, delta))
+        self._count_wanted.add(room_id)
+        if room_id not in self._count_tasks:
+            task = asyncio.create_task(self._update_count(room_id))
+            self._count_tasks[room_id] = task
+            task.add_done_callback(lambda _: self._count_tasks.pop(room_id, None))
+
+    async def _update_count(self, room_id: RoomId) -> None:
+        try:
+            # Another process may commit an older total after ours; whoever changes the
+            # count last reads the total again, so the room ends with the right one.
+            while room_id in self._count_wanted:
+                self._count_wanted.discard(room_id)
+                total = await _storage(
+                    store.change_watchers(self.client, room_id, self.process_id, 0)
+                )
+                await self.command(room_id, SetSpectators(total))
+                again = await _storage(
+                    store.change_watchers(self.client, room_id, self.process_id, 0)
+                )
+                if again != total:
+                    self._count_wanted.add(room_id)
+        except Exception:
+            log.warning("spectator count of room %s not updated", room_id, exc_info=True)
 
     def _remember(self, loaded: Loaded) -> None:
         self._cache[loaded.room.id] = loaded
