@@ -659,19 +659,19 @@ def _largest(board: dict[CellId, int]) -> tuple[int, int]:
 
 def _achieved(
     board: dict[CellId, int], light_parity: int, cell: CellId, options: Options
-) -> tuple[bool, bool]:
-    """Whether (Light, Dark) achieve a win once the tile on ``cell`` is down (§7.1, §10).
+) -> tuple[str, str]:
+    """Why (Light, Dark) achieve a win once the tile on ``cell`` is down ("" for no win).
 
-    Only regions touching the new tile can have changed: before it no region was closed and
-    none was too large, and a tile joins regions only at its own corners.
+    Spec §7.1 and §10.  Only regions touching the new tile can have changed: before it no
+    region was closed and none was too large, and a tile joins regions only at its corners.
     """
+    wins = ["", ""]
     if not options.group_rules:
-        wins = [False, False]
         for vertex in corners(cell):
             if _is_full(board, vertex) and _closes(board, vertex):
-                wins[_vertex_colour(vertex, light_parity)] = True
+                colour = _vertex_colour(vertex, light_parity)
+                wins[colour] = f"a closed {COLOUR_NAMES[colour].title()} region"
         return wins[0], wins[1]
-    wins = [False, False]
     bands = _Bands(board)
     seen: set[_Node] = set()
     for vertex in corners(cell):
@@ -681,13 +681,15 @@ def _achieved(
         region = flood(start, bands, _always)
         seen |= region
         colour = _vertex_colour(vertex, light_parity)
-        if _is_closed(board, region):
-            wins[1 - colour] = True
+        name = COLOUR_NAMES[colour].title()
+        winner = COLOUR_NAMES[1 - colour].title()
         cells = bands.band_cells(region)
-        if options.group_area and len(cells) >= options.group_area:
-            wins[1 - colour] = True
-        if options.group_extent and cells and _extent(cells) >= options.group_extent:
-            wins[1 - colour] = True
+        if _is_closed(board, region):
+            wins[1 - colour] = f"{winner} surrounded a {name} region"
+        elif options.group_area and len(cells) >= options.group_area:
+            wins[1 - colour] = f"a {name} group reached area {len(cells)}"
+        elif options.group_extent and cells and _extent(cells) >= options.group_extent:
+            wins[1 - colour] = f"a {name} group reached extent {_extent(cells)}"
     return wins[0], wins[1]
 
 
@@ -723,15 +725,15 @@ def _verdict(
 ) -> Outcome | None:
     """The outcome once the tile on ``cell`` is down, or None if the game goes on."""
     light, dark = _achieved(board, light_parity, cell, options)
-    if not (light or dark):
-        return None
     if light and dark:
-        return Outcome(mover.other, "the move won for both players, so the mover loses")
-    winner = Seat.FIRST if light else Seat.SECOND
-    name = SEAT_NAMES[winner].title()
-    if not options.group_rules:
-        return Outcome(winner, f"a closed {name} region")
-    return Outcome(winner, f"{name} surrounded an enemy group or the enemy's group grew too big")
+        return Outcome(
+            mover.other, f"{light} and {dark}: the move won for both, so the mover loses"
+        )
+    if light:
+        return Outcome(Seat.FIRST, light)
+    if dark:
+        return Outcome(Seat.SECOND, dark)
+    return None
 
 
 def _could_close(board: dict[CellId, int], cell: CellId) -> bool:
