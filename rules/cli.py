@@ -27,7 +27,7 @@ class _Failure(Exception):
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
-    args = _parser().parse_args(_join_option_values(sys.argv[1:] if argv is None else argv))
+    args = _parser().parse_intermixed_args(_join_option_values(sys.argv[1:] if argv is None else argv))
     try:
         game = _game(args.game)
         options = _options(game, args.options)

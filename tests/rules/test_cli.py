@@ -89,3 +89,14 @@ def test_options_value_may_start_with_a_dash(capsys: pytest.CaptureFixture[str])
     """``--options -x`` is read as the value of --options, not as another flag."""
     status, report = run_cli(capsys, "play", "chess", "--options", "-size=4")
     assert status == 1 and report["error"] == "game"
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_flags_may_stand_between_game_and_moves(
+    name: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    game = find_game(name)
+    state = game.new_game(game.parse_options(""))
+    first = min(game.move_text(m) for m in game.legal_moves(state))
+    status, report = run_cli(capsys, "play", name, "--legal", first)
+    assert status == 0 and report["ply"] == 1 and "legal" in report
