@@ -25,9 +25,24 @@ class _Failure(Exception):
         self.report = report
 
 
+COMMANDS = {
+    "play": "apply MOVEs from the start and print the position as one JSON object",
+    "show": "apply MOVEs from the start and draw the position in ASCII",
+}
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
-    args = _parser().parse_intermixed_args(_join_option_values(sys.argv[1:] if argv is None else argv))
+    words = list(sys.argv[1:] if argv is None else argv)
+    if not words or words[0] not in COMMANDS:
+        usage = "usage: python -m rules {play,show} GAME [--options FLAGS] [MOVE ...]"
+        lines = [usage, "", "Replay and show games of the registered rules."]
+        lines += [f"  {name:5} {summary}" for name, summary in COMMANDS.items()]
+        print("\n".join(lines), file=sys.stderr)
+        return 0 if words[:1] in (["-h"], ["--help"]) else 2
+    command = words[0]
+    # Intermixed parsing lets flags stand anywhere: `play marque --legal d4 e5`.
+    args = _parser(command).parse_intermixed_args(_join_option_values(words[1:]))
     try:
         game = _game(args.game)
         options = _options(game, args.options)
@@ -38,37 +53,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     except _Failure as failure:
         print(json.dumps(failure.report))
         return 1
-    if args.command == "show":
+    if command == "show":
         print(game.render(state))
     else:
         print(json.dumps(_report(game, state, len(moves), args.legal)))
     return 0
 
 
-def _parser() -> argparse.ArgumentParser:
+def _parser(command: str) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m rules", description="Replay and show games of the registered rules."
+        prog=f"python -m rules {command}", description=COMMANDS[command]
     )
-    commands = parser.add_subparsers(dest="command", required=True)
-    for name, summary in (
-        ("play", "apply MOVEs from the start and print the position as one JSON object"),
-        ("show", "apply MOVEs from the start and draw the position in ASCII"),
-    ):
-        command = commands.add_parser(name, help=summary, description=summary)
-        command.add_argument("game", help="one of: " + (", ".join(sorted(GAMES)) or "none yet"))
-        command.add_argument(
-            "--options", default="", help='pbmserv-style flags, e.g. "-size=4 -kill=3"'
-        )
-        command.add_argument(
-            "--record", help="a file of moves, one per line, played before any MOVE given"
-        )
-        if name == "play":
-            command.add_argument(
-                "--legal", action="store_true", help="list every legal move of the final position"
-            )
-        command.add_argument(
-            "moves", nargs="*", metavar="MOVE", help="moves in the game's notation"
-        )
+    parser.add_argument("game", help="one of: " + (", ".join(sorted(GAMES)) or "none yet"))
+    parser.add_argument("--options", default="", help='pbmserv-style flags, e.g. "-size=4 -kill=3"')
+    parser.add_argument("--record", help="a file of moves, one per line, played before any MOVE")
+    parser.add_argument(
+        "--legal",
+        action="store_true",
+        help="list every legal move of the final position (play only)",
+    )
+    parser.add_argument("moves", nargs="*", metavar="MOVE", help="moves in the game's notation")
     return parser
 
 
