@@ -193,12 +193,12 @@ class Client:
         if kind == "diff":
             self._apply_diff(body)
         elif kind == "snapshot":
-            view = self.rooms.setdefault(body["room"], RoomView(body["room"]))
-            if body["version"] >= view.version or view.doc is None:
-                view.doc = body["state"]
-                view.version = body["version"]
-                view.applied.append(view.version)
-            view.syncing = False
+            shown = self.rooms.setdefault(body["room"], RoomView(body["room"]))
+            if body["version"] >= shown.version or shown.doc is None:
+                shown.doc = body["state"]
+                shown.version = body["version"]
+                shown.applied.append(shown.version)
+            shown.syncing = False
         elif kind == "welcome":
             self.player = body["player"]
             if not self._welcome.done():

@@ -189,8 +189,8 @@ class Connection:
         match request:
             case ClientMove():
                 self._joined(request.room)
-                command = Move(self.player.id, request.version, request.move)
-                version = await self.service.command(request.room, command, request.id)
+                move = Move(self.player.id, request.version, request.move)
+                version = await self.service.command(request.room, move, request.id)
                 self._send(encode(ServerOk(request.id, request.room, version)))
             case ClientJoin() | ClientSync():
                 await self._join(request)
@@ -199,8 +199,8 @@ class Connection:
                 self._send(encode(ServerLeft(request.id, request.room)))
             case ClientResign():
                 self._joined(request.room)
-                command = Resign(self.player.id, request.version)
-                version = await self.service.command(request.room, command, request.id)
+                resign = Resign(self.player.id, request.version)
+                version = await self.service.command(request.room, resign, request.id)
                 self._send(encode(ServerOk(request.id, request.room, version)))
             case _:
                 raise AssertionError(f"no handler for {request!r}")

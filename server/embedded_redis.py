@@ -124,7 +124,7 @@ class EmbeddedRedis:
     def _answers_ping(self) -> bool:
         if self.port:
             conn = socket.socket(socket.AF_INET)
-            address: object = ("127.0.0.1", self.port)
+            address: str | tuple[str, int] = ("127.0.0.1", self.port)
         else:
             conn = socket.socket(socket.AF_UNIX)
             address = str(self.socket_path)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
 from typing import Protocol
 
 import redis.asyncio as aioredis
@@ -38,7 +38,7 @@ class Fanout:
         client: aioredis.Redis,
         process_id: str,
         on_remote: Callable[[str, int], None] | None = None,
-        on_resubscribed: Callable[[list[str]], Awaitable[None]] | None = None,
+        on_resubscribed: Callable[[list[str]], Coroutine[object, object, None]] | None = None,
     ) -> None:
         self._client = client
         self._pubsub = client.pubsub()

@@ -13,7 +13,8 @@ import asyncio
 import logging
 import time
 from collections import OrderedDict
-from typing import Any
+from collections.abc import Awaitable
+from typing import Any, TypeVar
 
 import redis.asyncio as aioredis
 from redis.exceptions import ConnectionError as RedisConnectionError
@@ -29,6 +30,7 @@ from server.rooms import Command, Move, Resign, RoomId, SetSpectators, decide, r
 from server.store import Loaded
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 CACHE_SIZE = 10_000
 COMMIT_ATTEMPTS = 8
@@ -154,7 +156,7 @@ class RoomService:
         doc = await _storage(store.load_doc(self.client, room_id))
         if doc is None:
             raise UnknownRoomError(f"no room {room_id!r}")
-        return doc  # type: ignore[no-any-return]
+        return doc
 
     async def change_spectators(self, room_id: RoomId, delta: int) -> None:
         """Count a spectator in or out; the room's count follows soon after.
@@ -194,7 +196,7 @@ class RoomService:
             self._cache.popitem(last=False)
 
 
-async def _storage(awaitable: Any) -> Any:
+async def _storage(awaitable: Awaitable[T]) -> T:
     """Await a Redis call, turning a lost connection into an error the client can retry."""
     try:
         return await awaitable

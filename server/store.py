@@ -215,7 +215,7 @@ async def session_secret(client: aioredis.Redis, fresh: bytes) -> bytes:
     await client.set("server:session_secret", fresh, nx=True)
     stored = await client.get("server:session_secret")
     assert stored is not None
-    return bytes(stored)
+    return stored if isinstance(stored, bytes) else str(stored).encode()
 
 
 class Batcher:
