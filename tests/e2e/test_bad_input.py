@@ -110,18 +110,22 @@ async def test_refused_moves_change_nothing(
 ) -> None:
     a, b = new_guest(), new_guest()
     room = await make_room(redis_client, a, b)
-    ca, cb, spectator = (
+    c, d = new_guest(), new_guest()
+    await make_room(redis_client, c, d, room_id="elsewhere")
+    ca, cb, spectator, other_player = (
         await connect(app_server, a),
         await connect(app_server, b),
         await connect(app_server),
+        await connect(app_server, c),
     )
-    for c in (ca, cb, spectator):
-        await c.join(room)
-    await ca.wait_for(room, lambda v: v.doc is not None and v.doc["spectators"] == 1)
+    for client in (ca, cb, spectator, other_player):
+        await client.join(room)
+    await ca.wait_for(room, lambda v: v.doc is not None and v.doc["spectators"] == 2)
     before = await store.load_doc(redis_client, room)
     cases = [
         (cb, "a1", None, "not_your_turn"),
         (spectator, "a1", None, "not_a_player"),
+        (other_player, "a1", None, "not_a_player"),  # seated, but in another room
         (ca, "zz9", None, "invalid_move"),
         (ca, "a1", 99, "stale_version"),  # a version the room never had
     ]
@@ -150,8 +154,8 @@ async def test_refused_moves_change_nothing(
             await client.move(room, "c3")
         assert refused.value.code == "game_over"
     assert await store.load_doc(redis_client, room) == ended
-    for c in (ca, cb, spectator):
-        await c.close()
+    for client in (ca, cb, spectator, other_player):
+        await client.close()
 
 
 async def test_a_connection_over_its_rate_gets_rate_limited(

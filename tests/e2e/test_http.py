@@ -8,10 +8,11 @@ import urllib.request
 
 import pytest
 import redis.asyncio as aioredis
+from websockets.asyncio.client import connect as ws_connect
 
 from lobby.identity import new_guest
 from server.client import Client, guest
-from tests.e2e.conftest import RunningServer, connect, make_room
+from tests.e2e.conftest import RunningServer, connect, make_room, token_for
 
 
 def get(url: str) -> tuple[int, str]:
@@ -61,3 +62,10 @@ async def test_the_static_client_is_served_at_the_root(app_server: RunningServer
     assert status == 200 and "export const MsgType" in text
     status, _ = await asyncio.to_thread(get, f"{app_server.base_url}/no-such-file.js")
     assert status == 404
+
+
+async def test_websocket_compression_is_refused(app_server: RunningServer) -> None:
+    """permessage-deflate costs more CPU than it saves on small msgpack diffs."""
+    url = f"{app_server.ws_url}?token={token_for(new_guest())}"
+    async with ws_connect(url) as socket:  # offers permessage-deflate by default
+        assert socket.protocol.extensions == []
