@@ -556,6 +556,7 @@ class _Tables:
         "above_bits",
         "entry_bits",
         "levels",
+        "cones",
         "index",
         "adds",
         "shifts",
@@ -580,6 +581,11 @@ class _Tables:
         self.below_bits = tuple(bits(g.supporters[p]) for p in range(g.count))
         self.above_bits = tuple(bits(g.carried[p]) for p in range(g.count))
         self.levels = tuple(bits(level) for level in g.level_positions)
+        # Everything that could rest on a column above p: only there can a column block.
+        self.cones = tuple(
+            bits(tuple({r for x in trigrid.AXES for q in g.up_line(p, x) for r in g.carried[q]}))
+            for p in range(g.count)
+        )
         # The cubes that let a moving cube land on a position: beside it or under it.
         self.entry_bits = tuple(bits(g.adjacent[p] + g.supporters[p]) for p in range(g.count))
         self.index: dict[str, int] = {label: p for p, label in enumerate(g.labels)}
@@ -706,7 +712,7 @@ def _destinations(t: _Tables, board: bytes, colour: int) -> Targets:
         return found
     occupied = int(board.translate(_OCCUPIED)[::-1], 2)
     below_bits, entry_bits, above_bits, bit = t.below_bits, t.entry_bits, t.above_bits, t.bit
-    above = t.g.above
+    above, cones = t.g.above, t.cones
     # Open positions: empty board holes, and empty stacked positions on three cubes (a level
     # with fewer than three cubes carries none above it).
     open_spots = [d for d in t.holes if not board[d]]
@@ -734,12 +740,13 @@ def _destinations(t: _Tables, board: bytes, colour: int) -> Targets:
             if load:
                 if load & (load - 1):
                     continue  # two or more cubes rest on it
-                # The column: from the one cube on it, up the same axis while occupied.
-                q: int | None = load.bit_length() - 1
-                axis = above[source].index(q)
-                while q is not None and occupied >> q & 1:
-                    blocked |= above_bits[q]
-                    q = above[q][axis]
+                if cones[source] & spot_bits:
+                    # The column: the one cube on it, and up that axis while occupied.
+                    q: int | None = load.bit_length() - 1
+                    axis = above[source].index(q)
+                    while q is not None and occupied >> q & 1:
+                        blocked |= above_bits[q]
+                        q = above[q][axis]
             cut = blocked & spot_bits
             if not cut:
                 found[source] = spots
