@@ -37,7 +37,7 @@ from rules import GAMES, find_game
 from rules.api import GameRules
 from server import store
 from server.client import Client, ServerReplyError
-from server.embedded_redis import EmbeddedRedis, _free_port
+from server.embedded_redis import EmbeddedRedis, free_port
 from server.rooms import SeatHolder, new_room
 
 SECRET = b"server-load-benchmark"
@@ -224,7 +224,7 @@ def percentile(values: list[float], fraction: float) -> float:
 def start_server(
     args: argparse.Namespace, redis_url: str, profile: Path | None
 ) -> subprocess.Popen[str]:
-    port = _free_port()
+    port = free_port()
     env = {
         **os.environ,
         "REDIS_URL": redis_url,

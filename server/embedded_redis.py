@@ -68,7 +68,7 @@ class EmbeddedRedis:
             self.socket_path.unlink()
         listen = ["--port", "0", "--unixsocket", str(self.socket_path), "--unixsocketperm", "700"]
         if self.tcp or len(str(self.socket_path)) > _SOCKET_PATH_LIMIT:
-            self.port = _free_port()
+            self.port = free_port()
             listen = ["--port", str(self.port), "--bind", "127.0.0.1"]
         self.process = subprocess.Popen(
             [
@@ -169,7 +169,7 @@ def _die_with_parent() -> None:
         libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
 
 
-def _free_port() -> int:
+def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return int(probe.getsockname()[1])

@@ -6,8 +6,16 @@ import redis.asyncio as aioredis
 
 from lobby.identity import new_guest
 from server.client import Client, ServerReplyError
+from server.embedded_redis import free_port
 from tests.conftest import RedisServer
-from tests.e2e.conftest import RunningServer, connect, make_room, start_server
+from tests.e2e.conftest import (
+    RunningServer,
+    ServerProcess,
+    connect,
+    make_room,
+    start_server,
+    token_for,
+)
 
 
 async def test_players_and_spectators_on_two_processes_share_a_room(
@@ -67,3 +75,37 @@ async def resend(client: Client, room: str, text: str, version: int, request_id:
         except ServerReplyError as error:
             assert error.code == "unavailable", error
     raise AssertionError("never answered")
+
+
+async def test_two_server_processes_started_as_programs_share_a_room(
+    redis_server: RedisServer,
+    redis_client: aioredis.Redis,
+    subprocess_env: dict[str, str],
+    ttt: object,
+) -> None:
+    """The same, with ``python -m server`` twice on one REDIS_URL (separate OS processes)."""
+    env = {**subprocess_env, "REDIS_URL": redis_server.url}
+    first, second = ServerProcess(env, free_port()), ServerProcess(env, free_port())
+    await first.start()
+    await second.start()
+    try:
+        a, b = new_guest(), new_guest()
+        room = await make_room(redis_client, a, b)
+        ca = await Client.connect(first.ws_url, token_for(a))
+        cb = await Client.connect(second.ws_url, token_for(b))
+        watcher = await Client.connect(second.ws_url, token_for(new_guest()))
+        for c in (ca, cb, watcher):
+            await c.join(room)
+        version = await ca.move(room, "b2")
+        await cb.wait_version(room, version)
+        version = await cb.move(room, "a1")
+        for c in (ca, cb, watcher):
+            await c.wait_version(room, version)
+        assert ca.rooms[room].doc == watcher.rooms[room].doc
+        assert watcher.rooms[room].doc is not None
+        assert watcher.rooms[room].doc["record"] == ["b2", "a1"]
+        for c in (ca, cb, watcher):
+            await c.close()
+    finally:
+        first.terminate()
+        second.terminate()

@@ -9,7 +9,7 @@ import redis.asyncio as aioredis
 
 from lobby.identity import new_guest
 from server.client import Client
-from server.embedded_redis import _free_port
+from server.embedded_redis import free_port
 from tests.e2e.conftest import ServerProcess, make_room, token_for
 
 
@@ -18,7 +18,7 @@ async def test_the_embedded_server_keeps_games_across_a_kill_and_restart(
 ) -> None:
     data = tmp_path / "data"
     env = {**subprocess_env, "DATA_DIR": str(data)}
-    server = ServerProcess(env, _free_port())
+    server = ServerProcess(env, free_port())
     await server.start()
     try:
         assert (data / "appendonlydir").exists() or (data / "appendonly.aof").exists()
