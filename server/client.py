@@ -113,8 +113,14 @@ class Client:
         return reply
 
     async def join(self, room: str, version: int | None = None) -> RoomView:
-        """Join (or watch) ``room``; returns its view, already at the joined version."""
+        """Join (or watch) ``room``; returns its view, already at the joined version.
+
+        A view that holds a document resumes from its version (the server sends only what
+        it missed); ``version`` overrides that.
+        """
         view = self.rooms.setdefault(room, RoomView(room))
+        if version is None and view.doc is not None:
+            version = view.version
         body: dict[str, Any] = {"t": "join", "room": room}
         if version is not None:
             body["version"] = version

@@ -19,6 +19,7 @@ import redis.asyncio as aioredis
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from server.errors import UnavailableError
 from server.protocol import VERSION_PREFIX
 from server.store import channel, room_of_channel
 
@@ -70,11 +71,16 @@ class Fanout:
         await self._pubsub.aclose()
 
     async def subscribe(self, room_id: str, subscriber: Subscriber) -> None:
+        """Deliver the room's diffs to ``subscriber``; raises UnavailableError."""
         local = self._rooms.get(room_id)
         if local is None:
             local = self._rooms[room_id] = set()
             local.add(subscriber)
-            await self._pubsub.subscribe(channel(room_id))
+            try:
+                await self._pubsub.subscribe(channel(room_id))
+            except (RedisConnectionError, RedisTimeoutError, OSError) as error:
+                self._rooms.pop(room_id, None)
+                raise UnavailableError(f"storage unavailable: {error}") from error
         else:
             local.add(subscriber)
 
