@@ -53,9 +53,10 @@ async def serve(settings: Settings) -> None:
 def main() -> int:
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(name)s %(message)s")
     settings = from_environment()
-    # uvicorn re-raises SIGTERM once it has shut down; exit through Python so that the
-    # embedded redis-server is stopped cleanly below.
-    signal.signal(signal.SIGTERM, _exit_on_sigterm)
+    # uvicorn re-raises SIGTERM and SIGINT once it has shut down; exit through Python so
+    # that the embedded redis-server is stopped cleanly below.
+    signal.signal(signal.SIGTERM, _exit_on_signal)
+    signal.signal(signal.SIGINT, _exit_on_signal)
     embedded = None
     if settings.redis_url is None:
         embedded = EmbeddedRedis(settings.data_dir)
@@ -68,15 +69,13 @@ def main() -> int:
             uvloop.run(serve(settings))
         else:
             asyncio.run(serve(settings))
-    except KeyboardInterrupt:
-        pass
     finally:
         if embedded is not None:
             embedded.stop()
     return 0
 
 
-def _exit_on_sigterm(signum: int, frame: object) -> None:
+def _exit_on_signal(signum: int, frame: object) -> None:
     raise SystemExit(0)
 
 
