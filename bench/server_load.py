@@ -115,10 +115,13 @@ async def play(args: argparse.Namespace, ws_url: str, redis_url: str, stats: Sta
     stats.moves = 0
     stats.measuring = True
     sampler = None
-    if args.sample:
+    spy = Path(sys.executable).parent / "py-spy"
+    if args.sample and not spy.exists():
+        print("--sample needs py-spy: pip install py-spy", file=sys.stderr)
+    elif args.sample:
         sampler = subprocess.Popen(
             [
-                str(Path(sys.executable).parent / "py-spy"),
+                str(spy),
                 "record",
                 "--pid",
                 str(args.server_pid),
