@@ -87,7 +87,7 @@ from rules.api import (
 )
 from rules.geometry import plane
 from rules.geometry.graph import flood
-from rules.geometry.plane import STRIDE, CellId, VertexId, cells_around, corners, neighbours
+from rules.geometry.plane import LIMIT, STRIDE, CellId, VertexId, cells_around, corners, neighbours
 
 NAME = "che"
 SEAT_NAMES = ("light", "dark")
@@ -698,22 +698,25 @@ def _closes(board: dict[CellId, int], vertex: VertexId) -> bool:
     vertex with an empty cell around it (most regions are open, and found so at once)."""
     seen = {vertex}
     stack = [vertex]
+    south = STRIDE
+    left = _LEFT
     while stack:
         here = stack.pop()
         # ``here`` is full, so not split: every band that ends at it belongs to the region.
-        far_ends = []
-        if _LEFT[board[here - STRIDE - 1]]:
-            far_ends.append(here - STRIDE - 1)
-        if not _LEFT[board[here - STRIDE]]:
-            far_ends.append(here - STRIDE + 1)
-        if _LEFT[board[here]]:
-            far_ends.append(here + STRIDE + 1)
-        if not _LEFT[board[here - 1]]:
-            far_ends.append(here + STRIDE - 1)
-        for far in far_ends:
-            if far in seen:
+        for far, joined in (
+            (here - south - 1, left[board[here - south - 1]]),
+            (here - south + 1, not left[board[here - south]]),
+            (here + south + 1, left[board[here]]),
+            (here + south - 1, not left[board[here - 1]]),
+        ):
+            if not joined or far in seen:
                 continue
-            if not _is_full(board, far):
+            if not (
+                far in board
+                and far - 1 in board
+                and far - south in board
+                and far - south - 1 in board
+            ):
                 return False
             seen.add(far)
             stack.append(far)
@@ -797,21 +800,25 @@ def _apply_placements(
         if letter is None:
             return f"there is no tile {placement.tile!r} (tiles are a, b, c, d)"
         cell = _cell_of(placement)
-        where = f"({placement.x},{placement.y})"
         if cell is None:
-            return f"{where} is off the plane"
+            return f"({placement.x},{placement.y}) is off the plane"
         if lp < 0:
             if cell != plane.ORIGIN:
                 return "the first tile goes at (0,0)"
             lp = _light_parity(((cell, letter),))
         elif cell in board:
-            return f"{where} is occupied"
-        elif not any(other in board for other in neighbours(cell)):
-            return f"{where} touches no tile"
+            return f"({placement.x},{placement.y}) is occupied"
+        elif not (
+            cell - STRIDE in board
+            or cell - 1 in board
+            or cell + 1 in board
+            or cell + STRIDE in board
+        ):
+            return f"({placement.x},{placement.y}) touches no tile"
         else:
-            fits = _fits(cell, lp)
-            if letter not in fits:
-                return _mismatch(letter, where, fits)
+            fits = _FITS[(cell & 1) ^ lp]
+            if letter != fits[0] and letter != fits[1]:
+                return _mismatch(letter, f"({placement.x},{placement.y})", fits)
         board[cell] = letter
         cells.append(cell)
         letters.append(letter)
@@ -831,12 +838,9 @@ def _apply_placements(
 def _cell_of(placement: Placement) -> CellId | None:
     """The cell a placement names, or None when its coordinates are not on the plane."""
     x, y = placement.x, placement.y
-    if not isinstance(x, int) or not isinstance(y, int):
+    if type(x) is not int or type(y) is not int or not (-LIMIT <= x <= LIMIT >= y >= -LIMIT):
         return None
-    try:
-        return plane.cell(x, y)
-    except ValueError:
-        return None
+    return y * STRIDE + x
 
 
 def _mismatch(letter: int, where: str, fits: tuple[int, int]) -> str:
@@ -1053,46 +1057,77 @@ def _pair_moves(state: State) -> list[Move]:
     the first one must follow it.  Which tiles decide alone depends on the start board only,
     so the moves of two cells depend on those cells and two bits each.  The blocks of moves
     are kept in rows by first cell, under the key ``second cell * 8 + its bits * 2 + joined``
-    (joined: the second cell touches only the first), and reused from the previous turn.
+    (joined: the second cell touches only the first; the bits only matter, and only count,
+    when a tile on the first cell decides), and reused from the previous turn.
     """
     lp = state.light_parity
     board = state.board
     frontier = state.frontier
     adjacent = state.options.adjacent
     memo = state.memo
+    cells = memo.cells
     old_rows = memo.rows
     rows: dict[int, _Row] = {}
-    empty: _Row = {}
     masks = _decisive_masks(state)
+    plain_keys = [cell * 8 for cell in frontier]
     keys = [cell * 8 + mask * 2 for cell, mask in zip(frontier, masks, strict=True)]
     moves: list[Move] = []
     candidates = set(frontier)
     south = STRIDE
+    new, set_placements, set_lifted = _new_object, _set_placements, _set_lifted
     for index, cell in enumerate(frontier):
         mask = masks[index]
+        firsts = cells.get(cell) or _placements(memo, cell, lp)
         if mask:
-            moves.extend(
-                Move((placement,))
-                for bit, placement in enumerate(_placements(memo, cell, lp))
-                if mask >> bit & 1
-            )
+            moves.extend(Move((firsts[bit],)) for bit in (0, 1) if mask >> bit & 1)
         if adjacent:
-            later = [keys[frontier.index(o)] for o in (cell + 1, cell + south) if o in candidates]
+            later = [
+                (keys if mask else plain_keys)[frontier.index(other)]
+                for other in (cell + 1, cell + south)
+                if other in candidates
+            ]
         else:
-            later = keys[index + 1 :]
+            later = (keys if mask else plain_keys)[index + 1 :]
         if mask != 3:
             for other in (cell - south, cell - 1, cell + 1, cell + south):
                 if other not in board and other not in candidates:
                     later.append(other * 8 + 1)
         row_key = cell * 8 + mask * 2 + lp
-        found = list(map(old_rows.get(row_key, empty).get, later))
+        row = old_rows.get(row_key)
+        if row is None:
+            row = {}
+        elif len(row) > 2 * len(later) + 8:
+            row = {key: row[key] for key in later if key in row}
+        rows[row_key] = row
+        found = list(map(row.get, later))
         if None in found:
+            first, other_first = firsts
             for position, key in enumerate(later):
-                if found[position] is None:
-                    found[position] = _pair_block(memo, lp, cell, mask, key)
-        rows[row_key] = dict(zip(later, found, strict=True))  # type: ignore[arg-type]
-        for block in found:
-            moves += block  # type: ignore[arg-type]
+                if found[position] is not None:
+                    continue
+                second_cell = key >> 3
+                second, third = cells.get(second_cell) or _placements(memo, second_cell, lp)
+                if mask:
+                    block = _decisive_pair_block(firsts, (second, third), mask, key)
+                else:
+                    # The usual case, built without the dataclass __init__: the hot loop of
+                    # random play.
+                    a = new(Move)
+                    set_placements(a, (first, second))
+                    set_lifted(a, None)
+                    b = new(Move)
+                    set_placements(b, (first, third))
+                    set_lifted(b, None)
+                    c = new(Move)
+                    set_placements(c, (other_first, second))
+                    set_lifted(c, None)
+                    d = new(Move)
+                    set_placements(d, (other_first, third))
+                    set_lifted(d, None)
+                    block = [a, b, c, d]
+                found[position] = row[key] = block
+        for listed in found:
+            moves += listed  # type: ignore[arg-type]
     memo.rows = rows
     return moves
 
@@ -1106,29 +1141,13 @@ def _placements(memo: _Memo, cell: CellId, lp: int) -> tuple[Placement, Placemen
     return pair
 
 
-def _pair_block(memo: _Memo, lp: int, cell: CellId, mask: int, key: int) -> list[Move]:
-    """The moves of ``cell`` (bits ``mask``) and the cell of ``key`` (see :func:`_pair_moves`)."""
-    firsts = _placements(memo, cell, lp)
-    seconds = _placements(memo, key >> 3, lp)
-    if not mask:
-        # The usual case: neither tile on ``cell`` decides, so every pair starts there.  The
-        # moves are built without the dataclass __init__: this is the hot loop of random play.
-        new, set_placements, set_lifted = _new_object, _set_placements, _set_lifted
-        first, other = firsts
-        second, third = seconds
-        a = new(Move)
-        set_placements(a, (first, second))
-        set_lifted(a, None)
-        b = new(Move)
-        set_placements(b, (first, third))
-        set_lifted(b, None)
-        c = new(Move)
-        set_placements(c, (other, second))
-        set_lifted(c, None)
-        d = new(Move)
-        set_placements(d, (other, third))
-        set_lifted(d, None)
-        return [a, b, c, d]
+def _decisive_pair_block(
+    firsts: tuple[Placement, Placement],
+    seconds: tuple[Placement, Placement],
+    mask: int,
+    key: int,
+) -> list[Move]:
+    """The moves of two cells when a tile on the first one decides the game on its own."""
     joined = key & 1
     other_mask = (key >> 1) & 3
     block = []
