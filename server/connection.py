@@ -62,6 +62,8 @@ class Watch:
     seat: int | None
     version: int | None = None
     pending: list[tuple[int, bytes]] = field(default_factory=list)
+    counted: bool = False
+    """Whether this socket is in the room's spectator count."""
 
 
 class TokenBucket:
@@ -217,15 +219,19 @@ class Connection:
             seat = seat_role(loaded.room, self.player.id)
             role = Role.SPECTATOR if seat is None else Role.PLAYER
             watch = self.watching[request.room] = Watch(role, None if seat is None else int(seat))
-            await self.service.fanout.subscribe(request.room, self)
-            self.metrics.rooms = self.service.fanout.room_count
-        else:
-            watch.version = None
+        held = watch.version
+        watch.version = None
         try:
+            if new:
+                await self.service.fanout.subscribe(request.room, self)
+                self.metrics.rooms = self.service.fanout.room_count
             version, frames = await self.service.catch_up(request.room, request.version)
         except BaseException:
             if new:
                 await self._leave(request.room)
+            else:
+                watch.version = held
+                watch.pending.clear()
             raise
         for frame in frames:
             self._send(frame)
@@ -239,7 +245,11 @@ class Connection:
             encode(ServerJoined(request.id, request.room, version, watch.role.value, watch.seat))
         )
         if new and watch.role is Role.SPECTATOR:
-            await self.service.change_spectators(request.room, +1)
+            try:
+                await self.service.change_spectators(request.room, +1)
+                watch.counted = True
+            except RECOVERABLE:
+                log.warning("spectator of room %s not counted", request.room)
 
     async def _leave(self, room_id: str) -> None:
         watch = self.watching.pop(room_id, None)
@@ -247,7 +257,7 @@ class Connection:
             return
         await self.service.fanout.unsubscribe(room_id, self)
         self.metrics.rooms = self.service.fanout.room_count
-        if watch.role is Role.SPECTATOR:
+        if watch.counted:
             await self.service.change_spectators(room_id, -1)
 
     async def _leave_all(self) -> None:
