@@ -71,9 +71,9 @@ async def start_server(redis_url: str, **changes: Any) -> RunningServer:
     return RunningServer(server, task, port)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture
 def ttt() -> Iterator[ModuleType]:
-    """tic-tac-toe in ``rules.GAMES`` for the servers of these tests."""
+    """tic-tac-toe in ``rules.GAMES`` during the test (and only then: other tests list GAMES)."""
     with tictactoe.registered():
         yield tictactoe
 

@@ -10,8 +10,8 @@ import pytest
 from tests.server import tictactoe
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture
 def ttt() -> Iterator[ModuleType]:
-    """tic-tac-toe in ``rules.GAMES`` while the tests that ask for it run."""
+    """tic-tac-toe in ``rules.GAMES`` during the test (and only then: other tests list GAMES)."""
     with tictactoe.registered():
         yield tictactoe
