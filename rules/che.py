@@ -1105,6 +1105,10 @@ def _pair_moves(state: State) -> list[Move]:
             for position, key in enumerate(later):
                 if found[position] is not None:
                     continue
+                if not mask and not key & 1 and key + 1 in row:
+                    # The cell used to touch only this one: the same moves, listed then.
+                    found[position] = row[key] = row.pop(key + 1)
+                    continue
                 second_cell = key >> 3
                 second, third = cells.get(second_cell) or _placements(memo, second_cell, lp)
                 if mask:
