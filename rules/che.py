@@ -27,6 +27,9 @@ Decisions where the spec leaves a choice or where this module departs from it:
   be played is kept as typed, so :func:`play` names what is wrong with it (C7b: "decided after
   placement 1").  :func:`play` accepts only the canonical order, so that a move is legal exactly
   when :func:`legal_moves` lists it.
+* Tiles are numbered in the canonical order of their move (§4.2), so replaying the record
+  gives the same numbers: Dark's ``b(1,0),b(-1,0)`` numbers ``b(-1,0)`` 2 and ``b(1,0)`` 3
+  (spec C13 writes them the other way round; none of its verdicts depends on it).
 * Two flags that set one option differently (``-single -triples``, ``-tie_none -tie_move``)
   are an error naming both, as for every game (the spec's "last one wins" is not followed: an
   error is clearer than a silent choice).  Options that can have no effect are errors too:
@@ -1427,8 +1430,8 @@ _CELL_HEIGHT = 5
 def _drawing(state: State) -> list[str]:
     board = state.board
     lp = state.light_parity
-    cells = list(board) + list(state.frontier)
-    points = [plane.xy(cell) for cell in cells]
+    candidates = state.frontier if state.outcome is None else ()
+    points = [plane.xy(cell) for cell in chain(board, candidates)]
     min_x = min(p[0] for p in points)
     max_x = max(p[0] for p in points)
     min_y = min(p[1] for p in points)
@@ -1456,15 +1459,14 @@ def _drawing(state: State) -> list[str]:
             column = ("|", "_", "|", "|") if not shared else (upper, "_", lower, lower)
             for row, char in enumerate(column, 1):
                 grid[top + row][left + col] = char
-    if state.outcome is None:
-        for position, cell in enumerate(state.frontier, 1):
-            x, y = plane.xy(cell)
-            label = f"[{position}]"
-            put(
-                (y - min_y) * _CELL_HEIGHT + 2,
-                (x - min_x) * _CELL_WIDTH + 4 - len(label) // 2,
-                label,
-            )
+    for position, cell in enumerate(candidates, 1):
+        x, y = plane.xy(cell)
+        label = f"[{position}]"
+        put(
+            (y - min_y) * _CELL_HEIGHT + 2,
+            (x - min_x) * _CELL_WIDTH + 4 - len(label) // 2,
+            label,
+        )
     lines = []
     header = "      " + "".join(f"{x:^{_CELL_WIDTH}}" for x in range(min_x, max_x + 1))
     lines.append(header.rstrip())
