@@ -167,9 +167,7 @@ class RoomService:
         await _storage(store.change_watchers(self.client, room_id, self.process_id, delta))
         self._count_wanted.add(room_id)
         if room_id not in self._count_tasks:
-            task = asyncio.create_task(self._update_count(room_id))
-            self._count_tasks[room_id] = task
-            task.add_done_callback(lambda _: self._count_tasks.pop(room_id, None))
+            self._count_tasks[room_id] = asyncio.create_task(self._update_count(room_id))
 
     async def _update_count(self, room_id: RoomId) -> None:
         try:
@@ -188,6 +186,10 @@ class RoomService:
                     self._count_wanted.add(room_id)
         except Exception:
             log.warning("spectator count of room %s not updated", room_id, exc_info=True)
+        finally:
+            # Synchronously after the last check of _count_wanted: a change from now on
+            # starts a new task.
+            self._count_tasks.pop(room_id, None)
 
     def _remember(self, loaded: Loaded) -> None:
         self._cache[loaded.room.id] = loaded
