@@ -1,0 +1,199 @@
+"""Monte Carlo tree search (UCT with lightly biased playouts) over :mod:`rules.api`.
+
+The search sees a game only through the GameRules functions, so every registered game (and
+every option set) gets the same bot.  The swap on move 2 is an ordinary move to it, valued for
+the colour its player ends up with.  Two game-agnostic biases make the few playouts of slow
+games count: the root plays a move that wins at once and avoids moves that lose at once, and a
+playout move is the first of a few random candidates that wins at once (else one that does not
+lose at once).  Pure apart from the clock it reads to respect a time budget (injectable) and
+the random generator it is given.  Imports ``rules`` only.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections.abc import Callable
+from typing import Any
+
+from bots.levels import Level, find_level
+from rules.api import GameRules, Seat
+from rules.pie import is_swap
+
+EXPLORATION = 1.0
+"""UCT exploration constant for rewards in [0, 1]."""
+PLAYOUT_PLIES = 300
+"""A playout that reaches this length is scored from the game's scores, or as a draw."""
+PLAYOUT_TRIES = 3
+"""Random candidates a playout examines per move, looking for one that wins at once."""
+
+Reward = Seat | None
+"""The result of a playout: the winning seat, or None for a draw."""
+
+
+class _Node:
+    """A position in the tree; ``seat`` is the colour whose wins count here (its mover's).
+
+    ``pending`` holds the moves not yet expanded, with their positions where already known
+    (the root's); it is listed at the node's first expansion, so leaves cost no move listing.
+    """
+
+    __slots__ = ("move", "state", "seat", "pending", "children", "visits", "wins")
+
+    def __init__(self, move: Any, state: Any, seat: Seat | None) -> None:
+        self.move = move
+        self.state = state
+        self.seat = seat
+        self.pending: list[tuple[Any, Any]] | None = None
+        self.children: list[_Node] = []
+        self.visits = 0
+        self.wins = 0.0
+
+
+def choose_move(
+    game: GameRules,
+    state: Any,
+    level: Level | int,
+    rng: random.Random,
+    clock: Callable[[], float] = time.monotonic,
+    seconds: float | None = None,
+) -> Any:
+    """The move the search prefers in ``state``.
+
+    ``level`` caps the playouts and the time; ``seconds`` caps the time further (a live
+    clock's share, see :func:`bots.levels.time_budget`); with no time at all the bot still
+    answers with a move that does not lose at once.  Raises ValueError if the game is over
+    (or the level is unknown).
+    """
+    if isinstance(level, int):
+        level = find_level(level)
+    started = clock()
+    limits = [x for x in (level.seconds, seconds) if x is not None]
+    deadline = started + min(limits) if limits else math.inf
+    mover = game.to_move(state)
+    legal = list(game.legal_moves(state))
+    if mover is None or not legal:
+        raise ValueError("the game is over: there is no move to choose")
+    if len(legal) == 1:
+        return legal[0]
+
+    candidates: list[tuple[Any, Any]] = []
+    for move in legal:
+        after = game.play(state, move)
+        if game.to_move(after) is None:
+            outcome = game.outcome(after)
+            winner = None if outcome is None else outcome.winner
+            if winner is _reward_seat(mover, move):
+                return move
+            if winner is not None:
+                continue
+        candidates.append((move, after))
+    if not candidates:
+        return rng.choice(legal)
+    if len(candidates) == 1:
+        return candidates[0][0]
+
+    rng.shuffle(candidates)
+    root = _Node(None, state, None)
+    root.pending = candidates
+    playouts = level.playouts if level.playouts is not None else math.inf
+    done = 0
+    while done < playouts and clock() < deadline:
+        _iterate(game, root, rng)
+        done += 1
+    if not root.children:
+        return candidates[0][0]
+    best = max(root.children, key=lambda child: (child.visits, child.wins))
+    return best.move
+
+
+def _iterate(game: GameRules, root: _Node, rng: random.Random) -> None:
+    """One selection, expansion, playout and backup."""
+    node = root
+    path = [root]
+    while True:
+        pending = node.pending
+        if pending is None:
+            if game.to_move(node.state) is None:
+                break
+            pending = node.pending = [(move, None) for move in game.legal_moves(node.state)]
+            rng.shuffle(pending)
+        if pending:
+            move, after = pending.pop()
+            mover = game.to_move(node.state)
+            assert mover is not None
+            if after is None:
+                after = game.play(node.state, move)
+            child = _Node(move, after, _reward_seat(mover, move))
+            node.children.append(child)
+            path.append(child)
+            node = child
+            break
+        if not node.children:
+            break
+        node = _select(node)
+        path.append(node)
+    winner = _playout(game, node.state, rng)
+    for visited in path:
+        visited.visits += 1
+        if winner is None:
+            visited.wins += 0.5
+        elif visited.seat is winner:
+            visited.wins += 1.0
+
+
+def _select(node: _Node) -> _Node:
+    """The child with the highest upper confidence bound (every child has been visited)."""
+    scale = EXPLORATION * math.sqrt(math.log(node.visits))
+    best = node.children[0]
+    best_value = -1.0
+    for child in node.children:
+        visits = child.visits
+        value = child.wins / visits + scale / math.sqrt(visits)
+        if value > best_value:
+            best, best_value = child, value
+    return best
+
+
+def _playout(game: GameRules, state: Any, rng: random.Random) -> Reward:
+    """Play on to the end (or :data:`PLAYOUT_PLIES`) with the light bias; the winner or None."""
+    legal_moves, play, to_move = game.legal_moves, game.play, game.to_move
+    random_index = rng.random
+    for _ in range(PLAYOUT_PLIES):
+        mover = to_move(state)
+        if mover is None:
+            break
+        moves = list(legal_moves(state))
+        count = len(moves)
+        fallback = None
+        for _ in range(PLAYOUT_TRIES):
+            after = play(state, moves[int(random_index() * count)])
+            if to_move(after) is not None:
+                if fallback is None:
+                    fallback = after
+                continue
+            outcome = game.outcome(after)
+            winner = None if outcome is None else outcome.winner
+            if winner is mover:
+                return mover
+            if winner is None and fallback is None:
+                fallback = after
+        state = fallback if fallback is not None else after
+    else:
+        return _unfinished_result(game, state)
+    outcome = game.outcome(state)
+    return None if outcome is None else outcome.winner
+
+
+def _unfinished_result(game: GameRules, state: Any) -> Reward:
+    """A playout cut short: the seat ahead on points, or a draw."""
+    scores = game.scores(state)
+    if scores is None or scores[0] == scores[1]:
+        return None
+    return Seat.FIRST if scores[0] > scores[1] else Seat.SECOND
+
+
+def _reward_seat(mover: Seat, move: Any) -> Seat:
+    """The colour the player of ``move`` holds afterwards: a swap takes the other one."""
+    return mover.other if is_swap(move) else mover
