@@ -69,7 +69,7 @@ class Stats:
                 self.spectator_delays.append(time.perf_counter() - sent)
 
 
-async def play(args: argparse.Namespace, ws_url: str, redis_url: str, stats: Stats) -> None:
+async def play(args: argparse.Namespace, ws_urls: list[str], redis_url: str, stats: Stats) -> None:
     rules = find_game(args.game)
     redis = aioredis.Redis.from_url(redis_url)
     room_numbers = itertools.count()
@@ -78,10 +78,14 @@ async def play(args: argparse.Namespace, ws_url: str, redis_url: str, stats: Sta
     async def one_table(table: int) -> None:
         rng = random.Random(table)
         players = [new_guest(), new_guest()]
-        clients = [await connect(ws_url, p) for p in players]
+        # A game's players share a process (a balancer sticky by room would do that);
+        # spectators spread over every process, so diffs also cross processes.
+        clients = [await connect(ws_urls[table % len(ws_urls)], p) for p in players]
         spectators = [
-            await Client.connect(ws_url, token(new_guest()), apply_diffs=False)
-            for _ in range(args.spectators)
+            await Client.connect(
+                ws_urls[(table + i) % len(ws_urls)], token(new_guest()), apply_diffs=False
+            )
+            for i in range(args.spectators)
         ]
         for spectator in spectators:
             spectator.on_diff = stats.on_spectator_diff
@@ -124,7 +128,7 @@ async def play(args: argparse.Namespace, ws_url: str, redis_url: str, stats: Sta
                 str(spy),
                 "record",
                 "--pid",
-                str(args.server_pid),
+                str(args.server_pids[0]),
                 "--duration",
                 str(int(args.seconds)),
                 "--rate",
@@ -138,7 +142,7 @@ async def play(args: argparse.Namespace, ws_url: str, redis_url: str, stats: Sta
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
-    server_cpu = process_cpu(args.server_pid)
+    server_cpu = sum(map(process_cpu, args.server_pids))
     redis_cpu = process_cpu(args.redis_pid)
     own_cpu = sum(os.times()[:2])
     started = time.perf_counter()
@@ -149,7 +153,7 @@ async def play(args: argparse.Namespace, ws_url: str, redis_url: str, stats: Sta
     args.result = {
         "elapsed": elapsed,
         "moves": moves,
-        "server_cpu": process_cpu(args.server_pid) - server_cpu,
+        "server_cpu": sum(map(process_cpu, args.server_pids)) - server_cpu,
         "redis_cpu": process_cpu(args.redis_pid) - redis_cpu,
         "load_cpu": sum(os.times()[:2]) - own_cpu,
     }
@@ -246,7 +250,7 @@ def start_server(
     assert process.stdout is not None
     for line in process.stdout:
         if line.startswith("listening on"):
-            args.ws_url = f"ws://127.0.0.1:{port}/ws"
+            args.ws_urls.append(f"ws://127.0.0.1:{port}/ws")
             return process
     raise RuntimeError("the server did not start")
 
@@ -332,6 +336,9 @@ def main(argv: list[str] | None = None) -> int:
     default_game = sorted(GAMES)[0] if GAMES else TEST_GAME
     parser.add_argument("--game", default=default_game)
     parser.add_argument("--options", default="")
+    parser.add_argument(
+        "--processes", type=int, default=1, help="server processes on the one Redis (default 1)"
+    )
     parser.add_argument("--profile", action="store_true", help="run the server under cProfile")
     parser.add_argument(
         "--sample", action="store_true", help="sample the server with py-spy (little overhead)"
@@ -348,15 +355,21 @@ def main(argv: list[str] | None = None) -> int:
         args.redis_pid = redis_server.process.pid
         profile = Path(directory) / "server.prof" if args.profile else None
         args.sample_path = Path(directory) / "server.stacks"
-        server = start_server(args, redis_url, profile)
-        args.server_pid = server.pid
+        args.ws_urls = []
+        servers = [
+            start_server(args, redis_url, profile if i == 0 else None)
+            for i in range(args.processes)
+        ]
+        args.server_pids = [server.pid for server in servers]
         stats = Stats()
         try:
-            run_loop(play(args, args.ws_url, redis_url, stats))
+            run_loop(play(args, args.ws_urls, redis_url, stats))
         finally:
-            server.send_signal(signal.SIGINT)
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                server.wait(30)
+            for server in servers:
+                server.send_signal(signal.SIGINT)
+            for server in servers:
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    server.wait(30)
             redis_server.stop()
         report(args, stats)
         if args.sample and args.sample_path.exists():
@@ -379,7 +392,10 @@ def report(args: argparse.Namespace, stats: Stats) -> None:
     result = args.result
     moves = max(result["moves"], 1)
     rtt = stats.round_trips
-    print(f"game {args.game!r}, K={args.games} games, S={args.spectators} spectators per game")
+    print(
+        f"game {args.game!r}, K={args.games} games, S={args.spectators} spectators per game, "
+        f"{args.processes} server process{'es' if args.processes > 1 else ''}"
+    )
     print(f"load average at the end: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
     print(f"moves/s            {result['moves'] / result['elapsed']:9.0f}")
     print(
