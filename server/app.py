@@ -3,6 +3,7 @@
 ``/ws`` is the one websocket for players and spectators (``?token=`` authenticates it);
 ``POST /api/guest`` makes a guest and a session token; ``GET /healthz`` checks Redis;
 ``GET /metrics`` is Prometheus text; everything else is the static browser client.
+The composition root: imports Starlette, redis and the other server modules.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Who is on the other end of a request: session tokens to players, and one-click guests.
 
 A thin layer over :mod:`lobby.identity`, which signs and checks the tokens; the secret and
-the clock are arguments.
+the clock are arguments.  Imports only lobby.identity.
 """
 
 from __future__ import annotations

