@@ -18,6 +18,12 @@ position numbers (``d3,a2``): the empty cells next to a tile, numbered in readin
 board at the start of the turn.  Placements are validated one at a time on the board that holds
 the earlier ones, and the game is judged after every tile (§5.2, §7.2).
 
+Listing (§4.4).  A turn of two tiles has about (2K)^2 / 2 legal moves for K candidate cells.
+Whether a pair is playable, and in which order, depends only on which single tiles decide the
+game on their own, so :func:`legal_moves` builds the moves of two cells once and hands them
+from each state to the next (see ``_Memo``); a test checks the list against a brute force over
+every ordered list of placements.
+
 Decisions where the spec leaves a choice or where this module departs from it:
 
 * A move is a *set* of placements (§4.4).  Its canonical order is the first order, in reading
