@@ -599,10 +599,6 @@ def _is_full(board: dict[CellId, int], vertex: VertexId) -> bool:
     )
 
 
-def _node_vertex(node: _Node) -> VertexId:
-    return node[0] if isinstance(node, tuple) else node
-
-
 def _is_closed(board: dict[CellId, int], region: Iterable[_Node]) -> bool:
     return all(not isinstance(node, tuple) and _is_full(board, node) for node in region)
 
@@ -628,22 +624,28 @@ def regions(state: State) -> list[Region]:
     """Every region of the position that holds a band, plus the closed cap-only ones."""
     board = state.board
     bands = _Bands(board)
-    lp = state.light_parity
-    seen: set[_Node] = set()
     found = []
-    for cell in board:
-        for vertex in corners(cell):
-            start = bands.node(vertex, cell)
-            if start in seen:
-                continue
+    starts = ((vertex, cell) for cell in board for vertex in corners(cell))
+    for vertex, region in _regions_from(bands, starts):
+        cells = bands.band_cells(region)
+        closed = _is_closed(board, region)
+        if cells or closed:
+            colour = _vertex_colour(vertex, state.light_parity)
+            found.append(Region(colour, len(cells), frozenset(cells), closed))
+    return found
+
+
+def _regions_from(
+    bands: _Bands, starts: Iterable[tuple[VertexId, CellId]]
+) -> Iterator[tuple[VertexId, set[_Node]]]:
+    """Each region met at the corners ``(vertex, cell)`` once, with the vertex it was met at."""
+    seen: set[_Node] = set()
+    for vertex, via in starts:
+        start = bands.node(vertex, via)
+        if start not in seen:
             region = flood(start, bands, _always)
             seen |= region
-            cells = bands.band_cells(region)
-            closed = _is_closed(board, region)
-            if cells or closed:
-                colour = _vertex_colour(_node_vertex(start), lp)
-                found.append(Region(colour, len(cells), frozenset(cells), closed))
-    return found
+            yield vertex, region
 
 
 def largest_regions(state: State) -> tuple[int, int]:
@@ -682,13 +684,7 @@ def _achieved(
                 wins[colour] = f"a closed {COLOUR_NAMES[colour].title()} region"
         return wins[0], wins[1]
     bands = _Bands(board)
-    seen: set[_Node] = set()
-    for vertex in corners(cell):
-        start = bands.node(vertex, cell)
-        if start in seen:
-            continue
-        region = flood(start, bands, _always)
-        seen |= region
+    for vertex, region in _regions_from(bands, ((corner, cell) for corner in corners(cell))):
         colour = _vertex_colour(vertex, light_parity)
         name = COLOUR_NAMES[colour].title()
         winner = COLOUR_NAMES[1 - colour].title()
