@@ -14,6 +14,7 @@ import time
 import uuid
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from urllib.parse import parse_qs
 
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
@@ -22,7 +23,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
-from starlette.websockets import WebSocket
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from server import store
 from server.auth import NotAuthenticatedError, authenticate, guest_session, player_data
@@ -89,16 +90,21 @@ def create_app(settings: Settings) -> Starlette:
             await fanout.stop()
             await client.aclose(close_connection_pool=True)
 
-    async def websocket_endpoint(websocket: WebSocket) -> None:
-        runtime: Runtime = websocket.app.state.runtime
-        await websocket.accept()
+    async def websocket_endpoint(scope: Scope, receive: Receive, send: Send) -> None:
+        """The websocket as a plain ASGI app: each diff sent is one ASGI message, no more."""
+        runtime: Runtime = scope["app"].state.runtime
+        if (await receive())["type"] != "websocket.connect":
+            return
+        await send({"type": "websocket.accept"})
+        tokens = parse_qs(scope.get("query_string", b"").decode("latin-1")).get("token")
         try:
-            player = authenticate(runtime.secret, websocket.query_params.get("token"), time.time())
+            player = authenticate(runtime.secret, tokens[0] if tokens else None, time.time())
         except NotAuthenticatedError as error:
             runtime.metrics.closes[int(CloseCode.POLICY_VIOLATION)] += 1
-            await websocket.close(int(CloseCode.POLICY_VIOLATION), str(error)[:120])
+            reason = str(error)[:120]
+            await send({"type": "websocket.close", "code": 1008, "reason": reason})
             return
-        connection = Connection(websocket, player, runtime.service, runtime.metrics, settings)
+        connection = Connection(receive, send, player, runtime.service, runtime.metrics, settings)
         runtime.connections.add(connection)
         try:
             await connection.run()
@@ -123,10 +129,20 @@ def create_app(settings: Settings) -> Starlette:
         return PlainTextResponse(runtime.metrics.render(), media_type="text/plain; version=0.0.4")
 
     routes = [
-        WebSocketRoute("/ws", websocket_endpoint),
+        WebSocketRoute("/ws", _AsgiEndpoint(websocket_endpoint)),
         Route("/api/guest", guest, methods=["POST"]),
         Route("/healthz", healthz),
         Route("/metrics", metrics),
         Mount("/", StaticFiles(directory=settings.static_dir, html=True, check_dir=False)),
     ]
     return Starlette(routes=routes, lifespan=lifespan)
+
+
+class _AsgiEndpoint:
+    """Marks a coroutine as a raw ASGI app for Starlette's router (which wraps functions)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await self.app(scope, receive, send)

@@ -1,10 +1,12 @@
 """One websocket: a receiver that decodes and dispatches requests, a sender that writes frames.
 
 Every outgoing frame (replies, snapshots, diffs) goes through one queue, so a socket sees its
-frames in the order they were queued.  Requests of one socket are handled one at a time.
+frames in the order they were queued.  It speaks ASGI websocket messages directly (no
+per-message wrapper object): that is the hot path of every diff sent.  Requests of one
+socket are handled one at a time.
 Recoverable errors become ``error`` frames echoing the request id; garbage closes with 1003,
 oversized frames with 1009, an unexpected exception with 1011 (logged with its traceback).
-Imports Starlette's WebSocket, protocol, errors, rooms and the room service.
+Imports protocol, errors, rooms and the room service.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import logging
 import time
 from dataclasses import dataclass, field
 
-from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
+from starlette.types import Receive, Send
 
 from lobby.identity import Player
 from server import protocol
@@ -90,13 +92,15 @@ class Connection:
 
     def __init__(
         self,
-        websocket: WebSocket,
+        receive: Receive,
+        send: Send,
         player: Player,
         service: RoomService,
         metrics: Metrics,
         settings: Settings,
     ) -> None:
-        self.websocket = websocket
+        self._receive = receive
+        self._asgi_send = send
         self.player = player
         self.service = service
         self.metrics = metrics
@@ -104,6 +108,8 @@ class Connection:
         self.queue: asyncio.Queue[bytes | None] = asyncio.Queue(settings.send_queue)
         self.bucket = TokenBucket(settings.rate_per_second, settings.rate_burst, time.monotonic())
         self.close_code: CloseCode | None = None
+        self._open = True
+        """False once a close was sent or the peer is gone: nothing more may be sent."""
 
     async def run(self) -> None:
         """Serve the socket until either side closes it (the socket is already accepted)."""
@@ -112,8 +118,6 @@ class Connection:
         try:
             self.queue.put_nowait(encode(ServerWelcome(player_data(self.player))))
             await self._receive_loop()
-        except WebSocketDisconnect:
-            pass
         except Exception:
             log.exception("connection of %s failed", self.player.id)
             self.close_code = CloseCode.INTERNAL_ERROR
@@ -160,13 +164,9 @@ class Connection:
 
     async def _receive_loop(self) -> None:
         while self.close_code is None:
-            try:
-                message = await self.websocket.receive()
-            except RuntimeError:
-                if self.close_code is not None:
-                    return  # the sender closed the socket under us
-                raise
+            message = await self._receive()
             if message["type"] == "websocket.disconnect":
+                self._open = False
                 return
             frame = message.get("bytes")
             if frame is None:
@@ -299,7 +299,7 @@ class Connection:
         self.queue.put_nowait(None)
 
     async def _send_loop(self) -> None:
-        send = self.websocket.send_bytes
+        send = self._asgi_send
         get = self.queue.get
         while True:
             frame = await get()
@@ -307,16 +307,19 @@ class Connection:
                 if self.close_code is not None:
                     await self._close(self.close_code)  # also wakes the receiver
                 return
+            if not self._open:
+                return
             try:
-                await send(frame)
-            except (WebSocketDisconnect, RuntimeError, OSError):
+                await send({"type": "websocket.send", "bytes": frame})
+            except OSError:  # the peer is gone (uvicorn's ClientDisconnected)
+                self._open = False
                 return
 
     async def _close(self, code: CloseCode) -> None:
-        websocket = self.websocket
-        if WebSocketState.DISCONNECTED in (websocket.application_state, websocket.client_state):
+        if not self._open:
             return
+        self._open = False
         try:
-            await websocket.close(int(code))
-        except (WebSocketDisconnect, RuntimeError, OSError):
+            await self._asgi_send({"type": "websocket.close", "code": int(code), "reason": ""})
+        except OSError:
             pass  # the peer is gone already
