@@ -136,6 +136,13 @@ function sector(centre, a, b, r) {
   return `M${round(cx)},${round(cy)} L${start} A${r},${r} 0 0 ${sweep} ${end} Z`;
 }
 
+/** A text item at the centre of the polygon `corners` (e.g. a stacked cube's level). */
+function labelIn(corners, text, className) {
+  const x = corners.reduce((sum, c) => sum + c[0], 0) / corners.length;
+  const y = corners.reduce((sum, c) => sum + c[1], 0) / corners.length;
+  return { tag: "text", class: className, attrs: { x: round(x), y: round(y + 0.14) }, text };
+}
+
 /** The viewBox around `corners` with a margin. */
 function viewBoxAround(corners, margin) {
   const xs = corners.map((c) => c[0]);
@@ -145,4 +152,4 @@ function viewBoxAround(corners, margin) {
   return [minX, minY, Math.max(...xs) + margin - minX, Math.max(...ys) + margin - minY].map(round);
 }
 
-export { BoardView, points, round, sector, viewBoxAround };
+export { BoardView, labelIn, points, round, sector, viewBoxAround };

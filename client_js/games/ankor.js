@@ -2,7 +2,7 @@
 // (only the faces nothing rests on), lowest level first; a move is a hole (add) or a cube
 // then its destination.  Knows no rules.  Imports only the drawing helpers of board.js.
 
-import { points, viewBoxAround } from "../board.js";
+import { labelIn, points, viewBoxAround } from "../board.js";
 
 const COLOURS = Object.freeze({
   white: { fill: "#f4f4f0", pattern: null, label: "White" },
@@ -47,7 +47,8 @@ function draw(data, view) {
       if (style.pattern) children.push({ tag: "polygon", attrs: { points: shape, fill: `url(#${style.pattern})` } });
       children.push({ tag: "polygon", class: "face-edge", attrs: { points: shape, fill: `rgba(0,0,0,${SHADE[face]})` } });
     }
-    items.push({ tag: "g", class: `cube cube-${position.owner}`, piece: `cube-${position.label}`, children });
+    if (position.level > 0 && position.faces.includes("U")) children.push(labelIn(rhombi.U, String(position.level), "level"));
+    items.push({ tag: "g", class: `cube cube-${position.owner}`, piece: `cube-${position.label}`, children, title: `${position.owner} cube on ${position.label}` });
     if (position.last) {
       const outline = [vertex(0), vertex(1), vertex(2), vertex(3), vertex(4), vertex(5)];
       items.push({ tag: "polygon", class: "last", attrs: { points: points(outline) } });

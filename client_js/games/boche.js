@@ -2,7 +2,7 @@
 // level first, and a move built from a position then a rotation a-h (from the legal list).
 // Knows no rules.  Imports only the drawing helpers of board.js.
 
-import { points, sector, viewBoxAround } from "../board.js";
+import { labelIn, points, sector, viewBoxAround } from "../board.js";
 
 /** Fill and pattern of each colour name (seat colours and Truchet colours alike). */
 const COLOURS = Object.freeze({
@@ -36,6 +36,7 @@ function draw(data, view) {
     }
   }
   const byPosition = new Map();
+  const levels = new Map(data.positions.map((p) => [p.position, p.level]));
   for (const face of data.faces) {
     const shape = face.corners.map(flip);
     const bandIndex = face.band === "TF" ? 0 : 1;
@@ -54,6 +55,7 @@ function draw(data, view) {
         attrs: { points: points(shape), fill: `rgba(0,0,0,${SHADE[face.face]})` },
       },
     ];
+    if (face.face === "U" && (levels.get(face.position) ?? 0) > 0) children.push(labelIn(shape, String(levels.get(face.position)), "level"));
     items.push({ tag: "g", class: `face face-${face.face}`, children });
     if (!byPosition.has(face.position)) byPosition.set(face.position, []);
     byPosition.get(face.position).push(shape);

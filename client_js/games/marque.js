@@ -58,7 +58,7 @@ function draw(data, view) {
     const r = cell.shape === "square" ? 0.3 : 0.17;
     items.push({ tag: "circle", attrs: { cx: cell.x, cy: cell.y, r }, target: { key, state, label: `cell ${key}` } });
   }
-  return { viewBox: viewBoxAround(all, 0.2), label: "Marque", items };
+  return { viewBox: viewBoxAround(all, 0.3), label: "Marque", items };
 }
 
 const UNORDERED = true;

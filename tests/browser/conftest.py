@@ -118,9 +118,10 @@ async def open_page(chromium: Browser, server: RunningServer) -> AsyncIterator[O
     assert errors == [], f"JavaScript errors in the page: {errors}"
 
 
-async def room_for(client: aioredis.Redis, game: str, options: str = "") -> tuple[str, Player, Player]:
+async def room_for(
+    client: aioredis.Redis, game: str, options: str = ""
+) -> tuple[str, Player, Player]:
     """A new room of ``game`` with two new guests in its seats."""
     first, second = new_guest(), new_guest()
     room = await make_room(client, first, second, game=game, options=options, room_id=f"b-{game}")
     return room, first, second
-

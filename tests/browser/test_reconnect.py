@@ -1,0 +1,82 @@
+"""The page keeps its game across a cut socket and a server restart, without reloading."""
+
+from __future__ import annotations
+
+import redis.asyncio as aioredis
+from playwright.async_api import Page, expect
+
+from tests.browser.conftest import Opener, room_for
+from tests.conftest import RedisServer
+from tests.e2e.conftest import RunningServer, start_server
+
+MARK = "window.sameDocument = 'yes'"
+
+
+async def click_a_move(page: Page) -> None:
+    """One Osbox move by clicking: a side position, then the first face of the palette."""
+    await page.locator("svg.board .target-legal").first.click()
+    await page.locator(".palette button[data-move]").first.click()
+
+
+async def test_a_cut_socket_shows_reconnecting_then_catches_up_on_missed_moves(
+    redis_client: aioredis.Redis, open_page: Opener
+) -> None:
+    room, first, second = await room_for(redis_client, "osbox")
+    horz = await open_page(f"/#/room/{room}", first)
+    vert = await open_page(f"/#/room/{room}", second)
+    await expect(horz.locator(".turn")).to_have_text("Your turn (Horz).")
+    await click_a_move(horz)
+    await expect(vert.locator(".turn")).to_have_text("Your turn (Vert).")
+    await horz.evaluate(MARK)
+    # The third attempt's delay (about 2 s) leaves time to see the state and to miss a move.
+    await horz.evaluate(
+        "const c = window.browneGames.connection; c.attempts = 3; c.socket.close();"
+    )
+    badge = horz.locator("#connection")
+    await expect(badge).to_have_attribute("data-status", "reconnecting")
+    await expect(badge).to_contain_text("Reconnecting")
+    await click_a_move(vert)
+    await expect(vert.locator(".moves li")).to_have_count(2)
+    await expect(badge).to_have_attribute("data-status", "open")
+    await expect(horz.locator(".moves li")).to_have_count(2)
+    assert (
+        await horz.locator(".moves li").all_inner_texts()
+        == await vert.locator(".moves li").all_inner_texts()
+    )
+    await click_a_move(horz)  # and it can play on
+    await expect(vert.locator(".moves li")).to_have_count(3)
+    assert await horz.evaluate("window.sameDocument") == "yes"
+
+
+async def test_pages_reconnect_after_the_server_restarts(
+    redis_server: RedisServer,
+    redis_client: aioredis.Redis,
+    server: RunningServer,
+    open_page: Opener,
+) -> None:
+    room, first, second = await room_for(redis_client, "osbox")
+    horz = await open_page(f"/#/room/{room}", first)
+    vert = await open_page(f"/#/room/{room}", second)
+    watcher = await open_page(f"/#/room/{room}")
+    await watcher.get_by_role("button", name="Play as a guest").click()
+    await click_a_move(horz)
+    await expect(watcher.locator(".moves li")).to_have_count(1)
+    for page in (horz, vert, watcher):
+        await page.evaluate(MARK)
+
+    await server.stop()
+    for page in (horz, vert, watcher):
+        await expect(page.locator("#connection")).to_have_attribute("data-status", "reconnecting")
+    again = await start_server(redis_server.url, port=server.port)
+    try:
+        for page in (horz, vert, watcher):
+            await expect(page.locator("#connection")).to_have_attribute(
+                "data-status", "open", timeout=15_000
+            )
+        await click_a_move(vert)
+        await expect(watcher.locator(".moves li")).to_have_count(2)
+        await expect(horz.locator(".turn")).to_have_text("Your turn (Horz).")
+        for page in (horz, vert, watcher):
+            assert await page.evaluate("window.sameDocument") == "yes"
+    finally:
+        await again.stop()
