@@ -164,3 +164,34 @@ async def test_the_session_secret_is_shared_by_every_process(
 ) -> None:
     first = await store.session_secret(redis_client, b"one")
     assert await store.session_secret(redis_client, b"two") == first == b"one"
+
+
+async def test_batched_commits_keep_their_own_results(
+    redis_client: aioredis.Redis, ttt: ModuleType
+) -> None:
+    """Commits issued together go out as one pipeline, each checked on its own; a script
+    cache emptied by a Redis restart is refilled on the way."""
+    batcher = store.Batcher(redis_client)
+    rooms = [
+        await store.create_room(redis_client, new_room(f"b{i}", "tictactoe", "", (ANN, BOB)))
+        for i in range(3)
+    ]
+    await redis_client.script_flush()
+    loaded = [await store.load_room(redis_client, r.id) for r in rooms]
+    moves = []
+    for i, room_loaded in enumerate(loaded):
+        assert room_loaded is not None
+        room = room_loaded.room
+        new = decide(room, Move(ANN.id, 0, "a1")).room
+        frame = encode_diff(room.id, 1, diff(room_loaded.doc, room_doc(new)))
+        expected = 5 if i == 2 else 0  # the last one was read at a version it is not at
+        moves.append(
+            store.commit(
+                redis_client, room.id, expected, 1, None, frame, f"ack{i}", batcher=batcher
+            )
+        )
+    results = await asyncio.gather(*moves)
+    assert [r.applied for r in results] == [True, True, False]
+    assert results[2].version == 0
+    again = await store.commit(redis_client, "b0", 0, 1, None, b"x", "ack0", batcher=batcher)
+    assert (again.duplicate, again.version) == (True, 1)
