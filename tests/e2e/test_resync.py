@@ -127,3 +127,24 @@ async def resend_until_done(client: Client, room: str, text: str, version: int) 
         except ServerReplyError as error:
             assert error.code == "unavailable", error
     raise AssertionError("the move was never answered")
+
+
+async def test_a_client_that_sees_a_gap_asks_sync_and_fills_it(
+    app_server: RunningServer, redis_client: aioredis.Redis
+) -> None:
+    a, b = new_guest(), new_guest()
+    room = await make_room(redis_client, a, b, options="-size=4")
+    ca, cb = await connect(app_server, a), await connect(app_server, b)
+    await ca.join(room)
+    await cb.join(room)
+    await play_moves(ca, cb, room, MOVES[:1])
+    behind = RoomView(room, cb.rooms[room].version, copy.deepcopy(cb.rooms[room].doc))
+    version = await play_moves(ca, cb, room, MOVES[1:3])
+    cb.rooms[room] = behind  # as if two diffs had been lost on the way
+    # Its own next move (from the version it knows is current) shows cb the gap.
+    version = await cb.move(room, MOVES[3], version=ca.rooms[room].version)
+    view = await cb.wait_version(room, version)
+    assert view.doc == ca.rooms[room].doc
+    assert view.applied[-3:] == [version - 2, version - 1, version]
+    for c in (ca, cb):
+        await c.close()
