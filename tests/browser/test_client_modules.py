@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.async_api import Page
+from playwright.async_api import Page, expect
 
 from tests.browser.conftest import Opener
 
@@ -96,3 +96,38 @@ async def test_connection_applies_only_the_next_version_and_syncs_on_a_gap(page:
         {"t": "join", "room": "r", "version": 8},  # after reconnecting: from the version held
     ]
     assert result["status"] == "open"
+
+
+BOARD = """async () => {
+    const { BoardView } = await import("/board.js");
+    const host = document.createElement("div");
+    document.body.append(host);
+    window.chosen = [];
+    const view = new BoardView(host, (key) => window.chosen.push(key));
+    window.layout = (pieces) => ({
+        viewBox: [0, 0, 4, 4],
+        items: [
+            ...pieces.map((id, i) => ({
+                tag: "circle", piece: id, attrs: { cx: i + 0.5, cy: 0.5, r: 0.4 },
+            })),
+            { tag: "rect", attrs: { x: 0, y: 2, width: 1, height: 1 },
+              target: { key: "c3", state: "legal", label: "cell c3" } },
+        ],
+    });
+    window.view = view;
+    view.render(window.layout(["a", "b"]));
+    view.render(window.layout(["a"]));
+}"""
+
+
+async def test_board_fades_removed_pieces_and_plays_targets_by_keyboard(page: Page) -> None:
+    await page.evaluate(BOARD)
+    await expect(page.locator("svg.board .fading")).to_have_count(1)
+    await expect(page.locator("svg.board .fading")).to_have_count(0)  # then it is gone
+    target = page.get_by_role("button", name="cell c3")
+    await target.focus()
+    await page.keyboard.press("Enter")
+    await page.keyboard.press(" ")
+    assert await page.evaluate("window.chosen") == ["c3", "c3"]
+    await page.evaluate("window.view.render(window.layout(['a']))")
+    await expect(target).to_be_focused()  # a redraw keeps the keyboard player's place

@@ -14,6 +14,7 @@ import pytest
 import redis.asyncio as aioredis
 from playwright.async_api import Page, expect
 
+from lobby.identity import new_guest
 from tests.browser.conftest import Opener, room_for
 
 GAMES = ["boche", "che", "osbox", "ankor", "marque"]
@@ -143,3 +144,10 @@ async def test_resigning_takes_two_clicks_and_ends_the_game_for_both(
     await expect(winner.locator(".turn")).to_have_text("Game over: you win (resignation).")
     await expect(resigner.locator(".resign")).to_be_hidden()
     await expect(resigner.locator("svg.board .target")).to_have_count(0)
+
+
+async def test_an_unknown_room_is_reported_on_the_page(open_page: Opener) -> None:
+    page = await open_page("/#/room/no-such-room", new_guest())
+    error = page.locator(".errors .error")
+    await expect(error).to_have_attribute("data-code", "unknown_room")
+    await expect(error).to_contain_text("No such game")
