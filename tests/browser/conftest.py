@@ -3,11 +3,13 @@
 The server runs in the test process on the private Redis, exactly as in ``tests/e2e``; rooms
 are created in the store as the end-to-end tests create them.  Players get tokens put in
 ``localStorage`` before the page loads; a spectator signs in with the page's one-click guest
-button.  Screenshots go to ``artifacts/browser/`` (printed once per session).
+button.  Screenshots go to ``artifacts/browser/`` (the path is printed at the end of the run).
+``CHROMIUM`` names another Chromium binary; without one the tests fail and say how to install it.
 """
 
 from __future__ import annotations
 
+import os
 import shutil
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
@@ -21,7 +23,7 @@ from tests.e2e.conftest import RunningServer, make_room, start_server, token_for
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "artifacts" / "browser"
-CHROMIUM = "/usr/bin/chromium"
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")  # Debian's build by default
 CHROMIUM_ARGS = [
     "--headless",
     "--no-sandbox",
@@ -40,11 +42,20 @@ except ImportError:  # the message below says how to install it
     async_playwright = None  # type: ignore[assignment]
 
 
+_screenshots_taken: list[Path] = []
+
+
 @pytest.fixture(scope="session")
 def artifacts() -> Path:
+    """The folder for screenshots; its path is printed at the end of the run."""
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    print(f"\nbrowser screenshots: {ARTIFACTS}")
+    _screenshots_taken.append(ARTIFACTS)
     return ARTIFACTS
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    if _screenshots_taken:
+        terminalreporter.write_line(f"browser screenshots: {ARTIFACTS}")
 
 
 @pytest.fixture(scope="session")
