@@ -25,4 +25,8 @@ def _register(game: GameRules) -> None:
     GAMES[game.NAME] = game
 
 
-# One line per game, in the order the lobby lists them.
+# The games, in the order the lobby lists them.  Imported last: each module imports rules.api.
+from rules import ankor, boche, che, marque, osbox  # noqa: E402
+
+for _game in (boche, che, osbox, ankor, marque):
+    _register(_game)
