@@ -80,3 +80,14 @@ async def test_pages_reconnect_after_the_server_restarts(
             assert await page.evaluate("window.sameDocument") == "yes"
     finally:
         await again.stop()
+
+
+async def test_a_refused_token_signs_out_instead_of_retrying(open_page: Opener) -> None:
+    page = await open_page("/")
+    await page.evaluate("localStorage.setItem('browne-games.token', 'forged.token')")
+    await page.reload()
+    await expect(page.locator("#connection")).to_have_attribute("data-status", "signed-out")
+    await expect(page.get_by_text("Your session ended")).to_be_visible()
+    assert await page.evaluate("localStorage.getItem('browne-games.token')") is None
+    await page.get_by_role("button", name="Play as a guest").click()
+    await expect(page.locator("#connection")).to_have_attribute("data-status", "open")
