@@ -10,6 +10,17 @@ from tests.conftest import RedisServer
 from tests.e2e.conftest import RunningServer, start_server
 
 MARK = "window.sameDocument = 'yes'"
+HOLD_AND_CUT = """() => {
+    const c = window.browneGames.connection;
+    window.connectSocket = c.connectSocket;
+    c.connectSocket = () => { window.reconnectHeld = true; };
+    c.socket.close();
+}"""
+RELEASE = """() => {
+    const c = window.browneGames.connection;
+    c.connectSocket = window.connectSocket;
+    c.connectSocket();
+}"""
 
 
 async def click_a_move(page: Page) -> None:
@@ -28,15 +39,17 @@ async def test_a_cut_socket_shows_reconnecting_then_catches_up_on_missed_moves(
     await click_a_move(horz)
     await expect(vert.locator(".turn")).to_have_text("Your turn (Vert).")
     await horz.evaluate(MARK)
-    # The third attempt's delay (about 2 s) leaves time to see the state and to miss a move.
-    await horz.evaluate(
-        "const c = window.browneGames.connection; c.attempts = 3; c.socket.close();"
-    )
+    # Hold the reconnection until the other player has moved, so a move is surely missed;
+    # the backoff timer still calls connectSocket, which the test then lets through.
+    await horz.evaluate(HOLD_AND_CUT)
     badge = horz.locator("#connection")
     await expect(badge).to_have_attribute("data-status", "reconnecting")
     await expect(badge).to_contain_text("Reconnecting")
     await click_a_move(vert)
     await expect(vert.locator(".moves li")).to_have_count(2)
+    await horz.wait_for_function("window.reconnectHeld === true")
+    assert await horz.locator(".moves li").count() == 1
+    await horz.evaluate(RELEASE)
     await expect(badge).to_have_attribute("data-status", "open")
     await expect(horz.locator(".moves li")).to_have_count(2)
     assert (
