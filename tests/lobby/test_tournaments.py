@@ -247,7 +247,7 @@ def test_round_robin_withdrawal_forfeits_every_remaining_game() -> None:
     rounds 2 and 3 go to the opponents by forfeit, without rooms, and stay out of tie-breaks."""
     t = tn.start(event(Format.ROUND_ROBIN, 4), START)
     t = tn.withdraw(t, "p4", START)
-    for number in (2, 3):
+    for _round in (2, 3):
         for g in tn.pairings(t):
             if not g.is_over:
                 t = tn.record_result(t, g.id, 0.5, START)
