@@ -28,12 +28,28 @@ function choiceLabel(move) {
 /**
  * The moves to offer: the server's legal list, or when it sent none (more than 300), every
  * placement set on the candidate cells and the cells beside the turn's own new tiles, with
- * the two tiles of each cell's colouring.  That is a superset; the server refuses the rest.
+ * the two tiles of each cell's colouring (once only tile moves remain: any tile to any candidate
+ * cell).  That is a superset; the server refuses the rest, and says why.
  */
 function offered(data) {
   if (data.legal) return data.legal;
-  if (data.quota < 1 || data.quota > 2 || data.candidates.length === 0) return [];
+  if (data.quota > 2 || data.candidates.length === 0) return [];
   const letters = new Map(data.candidates.map((c) => [parity(c.x, c.y), c.tiles]));
+  for (const p of [0, 1]) {
+    // The two cell colourings share out the four tiles, so one pair gives the other.
+    const other = letters.get(1 - p);
+    if (!letters.has(p) && other) letters.set(p, ["a", "b", "c", "d"].filter((t) => !other.includes(t)));
+  }
+  if (data.quota === 0) {
+    // Only tile moves remain: any tile to any candidate cell, in either tile of that cell.
+    const moves = [];
+    for (const t of data.tiles) {
+      for (const c of data.candidates) {
+        for (const tile of c.tiles) moves.push(`${t.number}-${placementText({ x: c.x, y: c.y, tile })}`);
+      }
+    }
+    return moves;
+  }
   const occupied = new Set(data.tiles.map((t) => `${t.x},${t.y}`));
   const singles = [];
   for (const c of data.candidates) for (const tile of c.tiles) singles.push({ x: c.x, y: c.y, tile });
