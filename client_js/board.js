@@ -72,7 +72,9 @@ class BoardView {
   fadeOut(element) {
     element.classList.add("fading");
     element.removeAttribute("data-piece");
-    for (const inner of element.querySelectorAll("[data-target]")) inner.removeAttribute("data-target");
+    for (const inner of [element, ...element.querySelectorAll("[data-target]")]) {
+      for (const name of ["data-target", "tabindex", "role", "aria-label"]) inner.removeAttribute(name);
+    }
     this.fading.append(element);
     setTimeout(() => element.remove(), FADE_MS);
   }
