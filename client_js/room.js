@@ -34,6 +34,7 @@ class RoomPage {
     const h = element;
     this.title = h("h1", {}, ["Game ", this.roomId]);
     this.statusLine = h("p", { class: "turn", "aria-live": "polite" }, ["Joining…"]);
+    this.lastMove = h("p", { class: "last-move", "aria-live": "polite" });
     this.boardWrap = h("div", { class: "board-wrap" });
     this.board = new BoardView(this.boardWrap, (key) => this.chose(key));
     this.palette = h("div", { class: "palette", role: "group", "aria-label": "Choose the move", hidden: "" });
@@ -63,7 +64,7 @@ class RoomPage {
       this.moves,
     ]);
     const main = h("div", { class: "play-area" }, [this.boardWrap, this.palette]);
-    root.replaceChildren(h("section", { class: "room" }, [h("header", {}, [this.title, this.statusLine]), h("div", { class: "room-layout" }, [main, aside])]));
+    root.replaceChildren(h("section", { class: "room" }, [h("header", {}, [this.title, this.statusLine, this.lastMove]), h("div", { class: "room-layout" }, [main, aside])]));
   }
 
   /** Joins the room; errors (no such room) are shown on the page. */
@@ -97,6 +98,8 @@ class RoomPage {
     this.statusLine.textContent = this.statusText(seat);
     this.spectators.textContent = `${doc.spectators} watching`;
     this.moves.replaceChildren(...doc.record.map((text) => element("li", {}, [text])));
+    this.moves.scrollTop = this.moves.scrollHeight;
+    this.lastMove.textContent = doc.record.length > 0 ? `Last move: ${doc.record[doc.record.length - 1]}` : "";
     const playing = seat !== null && doc.outcome === null;
     const myTurn = playing && doc.to_move === seat;
     this.swapButton.hidden = !(myTurn && (doc.data.legal ?? []).includes(SWAP));
