@@ -17,6 +17,8 @@ fixtures in ``tests/fixtures/diffs/``.  Standard library only.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import compress, count
+from operator import ne
 from typing import Any, TypeAlias
 
 PlainData: TypeAlias = Any
@@ -87,18 +89,13 @@ def _diff(old: PlainData, new: PlainData, path: Path, ops: list[Op]) -> None:
 
 
 def _diff_lists(old: Sequence[Any], new: Sequence[Any], path: Path, ops: list[Op]) -> None:
-    shared = min(len(old), len(new))
-    changed: list[int] = []
-    # Equal containers are taken as unchanged: a bool replaced by an equal int somewhere
-    # inside an otherwise equal list or map goes unnoticed (rules data never does that).
-    if type(old) is not type(new) or old[:shared] != new[:shared]:
-        limit = max(1, len(new) // 2)
-        for i, (before, after) in enumerate(zip(old, new, strict=False)):
-            if before != after or not _same_kind(before, after):
-                changed.append(i)
-                if len(changed) > limit:
-                    ops.append([SET, path, new])  # mostly different: one set is shorter
-                    return
+    # The unequal positions, found by C-level comparisons (this runs on every move over the
+    # game's long lists).  Equal elements are taken as unchanged: a bool replaced by an
+    # equal int inside an otherwise equal list goes unnoticed (rules data never does that).
+    changed = list(compress(count(), map(ne, old, new)))
+    if len(changed) > max(1, len(new) // 2):
+        ops.append([SET, path, new])  # mostly different: one set is shorter
+        return
     for i in changed:
         _diff(old[i], new[i], [*path, i], ops)
     if len(new) < len(old):
@@ -108,10 +105,6 @@ def _diff_lists(old: Sequence[Any], new: Sequence[Any], path: Path, ops: list[Op
 
 
 _SEQUENCES = (list, tuple)
-
-
-def _same_kind(a: object, b: object) -> bool:
-    return type(a) is type(b) or (isinstance(a, _SEQUENCES) and isinstance(b, _SEQUENCES))
 
 
 def _walk(doc: PlainData, path: list[Any]) -> PlainData:
