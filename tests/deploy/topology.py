@@ -228,6 +228,9 @@ class Topology:
         """One process directly, bypassing HAProxy (for /metrics and /healthz)."""
         return f"http://127.0.0.1:{self.server_ports[index]}"
 
+    def server_ws_url(self, index: int) -> str:
+        return f"ws://127.0.0.1:{self.server_ports[index]}/ws"
+
     def start(self) -> None:
         (self.directory / "redis").mkdir(parents=True, exist_ok=True)
         try:

@@ -1,0 +1,102 @@
+"""``python -m bench.drills [--games N] [--servers P] [DRILL...]``: the deployment drills' report.
+
+Runs each drill of tests/deploy/drills.py on its own loopback deployment (redis-server with
+deploy/redis.conf, P ``python -m server`` processes, HAProxy with deploy/haproxy.cfg) and
+prints, per drill: games played, moves acknowledged, moves found in Redis afterwards (after
+one more SIGKILL and restart of Redis), moves lost (must be 0) and applied twice (must be 0),
+then reconnections, the errors clients were told to resend after, and the drill's notes.
+Exits 1 if any drill found a problem.  Needs redis-server and haproxy on PATH.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+import tempfile
+import traceback
+from pathlib import Path
+
+from tests.deploy import drills
+from tests.deploy.drills import DrillReport
+from tests.deploy.topology import Topology
+
+COLUMNS = (
+    ("drill", 26),
+    ("games", 6),
+    ("acked", 7),
+    ("in Redis", 9),
+    ("lost", 5),
+    ("twice", 6),
+    ("reconnects", 11),
+    ("seconds", 8),
+)
+
+
+async def run_drill(name: str, games: int, servers: int) -> DrillReport:
+    with tempfile.TemporaryDirectory() as directory:
+        topology = Topology(Path(directory), servers, drills.server_module())
+        await asyncio.to_thread(topology.start)
+        try:
+            drill = drills.DRILLS[name]
+            if name == "slow_spectator":
+                return await drill(topology, games=min(games, 32))
+            return await drill(topology, games=games)
+        except Exception as error:
+            report = DrillReport(name)
+            report.problems.append("".join(traceback.format_exception_only(error)).strip())
+            return report
+        finally:
+            await asyncio.to_thread(topology.stop)
+
+
+def row(values: list[object]) -> str:
+    return " ".join(
+        f"{value!s:<{width}}" if index == 0 else f"{value!s:>{width}}"
+        for index, (value, (_, width)) in enumerate(zip(values, COLUMNS, strict=True))
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.drills", description=__doc__)
+    parser.add_argument("drills", nargs="*", help=f"some of {', '.join(drills.DRILLS)}")
+    parser.add_argument("--games", type=int, default=24, help="games played at once")
+    parser.add_argument("--servers", type=int, default=2, help="server processes")
+    args = parser.parse_args(argv)
+    names = args.drills or list(drills.DRILLS)
+    unknown = [name for name in names if name not in drills.DRILLS]
+    if unknown:
+        parser.error(f"unknown drills {unknown}; known: {', '.join(drills.DRILLS)}")
+    reports = []
+    print(row([title for title, _ in COLUMNS]))
+    for name in names:
+        report = asyncio.run(run_drill(name, args.games, args.servers))
+        reports.append(report)
+        print(
+            row(
+                [
+                    report.drill,
+                    report.games,
+                    report.moves_acked,
+                    report.moves_in_redis,
+                    report.moves_lost,
+                    report.moves_applied_twice,
+                    report.reconnects,
+                    f"{report.seconds:.1f}",
+                ]
+            ),
+            flush=True,
+        )
+    for report in reports:
+        print(f"\n{report.drill}:")
+        if report.errors:
+            print(f"  resent after: {dict(sorted(report.errors.items()))}")
+        for key, value in report.notes.items():
+            print(f"  {key}: {value}")
+        for problem in report.problems:
+            print(f"  PROBLEM: {problem}")
+    return 1 if any(r.problems for r in reports) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
