@@ -3,9 +3,9 @@
 ``python -m bench.bot_matches [GAME...] [--games N] [--workers W] [--matches L4-random,...]``
 plays, for every registered game (or those named), level 4 and level 1 against a uniformly
 random player and each level against the one below, with colours alternated, in W worker
-processes; then it prints each match's win rate with a 95% Wilson interval next to the target of issue 15
-(48/50, 40/50 and 60%).  A swap exchanges the players' colours, as in a room.  Draws and games
-cut at :data:`MAX_PLIES` count as not won.
+processes; then it prints each match's win rate with a 95% Wilson interval next to the target
+of issue 15 (48/50, 40/50 and 60%).  A swap exchanges the players' colours, as in a room.
+Draws and games cut at :data:`MAX_PLIES` count as not won.
 """
 
 from __future__ import annotations

@@ -4,9 +4,10 @@ The search sees a game only through the GameRules functions, so every registered
 every option set) gets the same bot.  The swap on move 2 is an ordinary move to it, valued for
 the colour its player ends up with.  Two game-agnostic biases make the few playouts of slow
 games count: the root plays a move that wins at once and avoids moves that lose at once, and a
-playout move is the first of a few random candidates that wins at once (else one that does not
-lose at once).  Pure apart from the clock it reads to respect a time budget (injectable) and
-the random generator it is given.  Imports ``rules`` only.
+playout move, where the legal moves are many, is the first of a few random candidates that
+wins at once (else one that does not lose at once).  Pure apart from the clock it reads to
+respect a time budget (injectable) and the random generator it is given.  Imports ``rules``
+only.
 """
 
 from __future__ import annotations
@@ -21,12 +22,18 @@ from bots.levels import Level, find_level
 from rules.api import GameRules, Seat
 from rules.pie import is_swap
 
-EXPLORATION = 1.0
+EXPLORATION = 0.7
 """UCT exploration constant for rewards in [0, 1]."""
+RAVE_EQUIVALENCE = 300
+"""Visits at which a child's own mean and its all-moves-as-first mean weigh about the same;
+0 turns the all-moves-as-first statistics off."""
 PLAYOUT_PLIES = 300
 """A playout that reaches this length is scored from the game's scores, or as a draw."""
-PLAYOUT_TRIES = 3
-"""Random candidates a playout examines per move, looking for one that wins at once."""
+MOVES_PER_TRY = 64
+"""A playout examines one more random candidate per this many legal moves, looking for a move
+that wins at once: listing many moves costs about as much as playing a few, so the search for
+a winning move at most doubles the cost of a ply (and games with few moves play uniformly)."""
+MAX_TRIES = 16
 
 Reward = Seat | None
 """The result of a playout: the winning seat, or None for a draw."""
@@ -37,18 +44,33 @@ class _Node:
 
     ``pending`` holds the moves not yet expanded, with their positions where already known
     (the root's); it is listed at the node's first expansion, so leaves cost no move listing.
+    ``key`` is (mover, move), the move as the all-moves-as-first statistics see it.
     """
 
-    __slots__ = ("move", "state", "seat", "pending", "children", "visits", "wins")
+    __slots__ = (
+        "move",
+        "state",
+        "seat",
+        "key",
+        "pending",
+        "children",
+        "visits",
+        "wins",
+        "amaf_visits",
+        "amaf_wins",
+    )
 
-    def __init__(self, move: Any, state: Any, seat: Seat | None) -> None:
+    def __init__(self, move: Any, state: Any, mover: Seat | None) -> None:
         self.move = move
         self.state = state
-        self.seat = seat
+        self.seat = None if mover is None else _reward_seat(mover, move)
+        self.key = (mover, move)
         self.pending: list[tuple[Any, Any]] | None = None
         self.children: list[_Node] = []
         self.visits = 0
         self.wins = 0.0
+        self.amaf_visits = 0
+        self.amaf_wins = 0.0
 
 
 def choose_move(
@@ -109,7 +131,7 @@ def choose_move(
 
 
 def _iterate(game: GameRules, root: _Node, rng: random.Random) -> None:
-    """One selection, expansion, playout and backup."""
+    """One selection, expansion, playout and backup (of the results and the AMAF statistics)."""
     node = root
     path = [root]
     while True:
@@ -121,11 +143,9 @@ def _iterate(game: GameRules, root: _Node, rng: random.Random) -> None:
             rng.shuffle(pending)
         if pending:
             move, after = pending.pop()
-            mover = game.to_move(node.state)
-            assert mover is not None
             if after is None:
                 after = game.play(node.state, move)
-            child = _Node(move, after, _reward_seat(mover, move))
+            child = _Node(move, after, game.to_move(node.state))
             node.children.append(child)
             path.append(child)
             node = child
@@ -134,52 +154,92 @@ def _iterate(game: GameRules, root: _Node, rng: random.Random) -> None:
             break
         node = _select(node)
         path.append(node)
-    winner = _playout(game, node.state, rng)
-    for visited in path:
+    played: list[tuple[Seat, Any]] = []
+    winner = _playout(game, node.state, rng, played)
+    later: set[tuple[Seat | None, Any]] = set(played)
+    for visited in reversed(path):
         visited.visits += 1
         if winner is None:
             visited.wins += 0.5
         elif visited.seat is winner:
             visited.wins += 1.0
+        if RAVE_EQUIVALENCE:
+            for child in visited.children:
+                if child.key in later:
+                    child.amaf_visits += 1
+                    if winner is None:
+                        child.amaf_wins += 0.5
+                    elif child.seat is winner:
+                        child.amaf_wins += 1.0
+        later.add(visited.key)
 
 
 def _select(node: _Node) -> _Node:
-    """The child with the highest upper confidence bound (every child has been visited)."""
+    """The child with the highest upper confidence bound (every child has been visited).
+
+    The value mixes the child's own mean with its all-moves-as-first mean, which counts every
+    playout where the same player made the same move later; its weight fades as the child's
+    own visits grow (Gelly and Silver's schedule).
+    """
     scale = EXPLORATION * math.sqrt(math.log(node.visits))
     best = node.children[0]
     best_value = -1.0
+    equivalence = RAVE_EQUIVALENCE
     for child in node.children:
         visits = child.visits
-        value = child.wins / visits + scale / math.sqrt(visits)
+        value = child.wins / visits
+        amaf_visits = child.amaf_visits
+        if amaf_visits:
+            weight = math.sqrt(equivalence / (3 * visits + equivalence))
+            value += weight * (child.amaf_wins / amaf_visits - value)
+        value += scale / math.sqrt(visits)
         if value > best_value:
             best, best_value = child, value
     return best
 
 
-def _playout(game: GameRules, state: Any, rng: random.Random) -> Reward:
-    """Play on to the end (or :data:`PLAYOUT_PLIES`) with the light bias; the winner or None."""
+def _playout(
+    game: GameRules, state: Any, rng: random.Random, played: list[tuple[Seat, Any]]
+) -> Reward:
+    """Play on to the end (or :data:`PLAYOUT_PLIES`) with the light bias; the winner or None.
+
+    Appends each (mover, move) to ``played``.
+    """
     legal_moves, play, to_move = game.legal_moves, game.play, game.to_move
     random_index = rng.random
+    record = played.append
     for _ in range(PLAYOUT_PLIES):
         mover = to_move(state)
         if mover is None:
             break
         moves = list(legal_moves(state))
         count = len(moves)
+        if count < MOVES_PER_TRY:
+            move = moves[int(random_index() * count)]
+            record((mover, move))
+            state = play(state, move)
+            continue
         fallback = None
-        for _ in range(PLAYOUT_TRIES):
-            after = play(state, moves[int(random_index() * count)])
+        fallback_move = move = None
+        for _ in range(min(MAX_TRIES, 1 + count // MOVES_PER_TRY)):
+            move = moves[int(random_index() * count)]
+            after = play(state, move)
             if to_move(after) is not None:
                 if fallback is None:
-                    fallback = after
+                    fallback, fallback_move = after, move
                 continue
             outcome = game.outcome(after)
             winner = None if outcome is None else outcome.winner
             if winner is mover:
+                record((mover, move))
                 return mover
             if winner is None and fallback is None:
-                fallback = after
-        state = fallback if fallback is not None else after
+                fallback, fallback_move = after, move
+        if fallback is not None:
+            state, move = fallback, fallback_move
+        else:
+            state = after
+        record((mover, move))
     else:
         return _unfinished_result(game, state)
     outcome = game.outcome(state)
