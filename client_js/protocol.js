@@ -9,6 +9,14 @@ export const MsgType = Object.freeze({
   LEAVE: "leave",
   MOVE: "move",
   RESIGN: "resign",
+  ABORT: "abort",
+  DRAW: "draw",
+  REMATCH: "rematch",
+  LOBBY: "lobby",
+  CHALLENGE: "challenge",
+  ACCEPT: "accept",
+  DECLINE: "decline",
+  CANCEL: "cancel",
   WELCOME: "welcome",
   JOINED: "joined",
   LEFT: "left",
@@ -16,6 +24,8 @@ export const MsgType = Object.freeze({
   DIFF: "diff",
   OK: "ok",
   ERROR: "error",
+  ACCEPTED: "accepted",
+  LOBBY_EVENT: "lobby_event",
 });
 
 export const ErrorCode = Object.freeze({
@@ -34,6 +44,24 @@ export const ErrorCode = Object.freeze({
   RATE_LIMITED: "rate_limited",
   BUSY: "busy",
   UNAVAILABLE: "unavailable",
+  CANNOT_ABORT: "cannot_abort",
+  NO_OFFER: "no_offer",
+  GAME_NOT_OVER: "game_not_over",
+  UNKNOWN_PLAYER: "unknown_player",
+  UNKNOWN_CHALLENGE: "unknown_challenge",
+  OWN_CHALLENGE: "own_challenge",
+  NOT_TARGET: "not_target",
+  NOT_CHALLENGER: "not_challenger",
+  ALREADY_ACCEPTED: "already_accepted",
+  CHALLENGE_CLOSED: "challenge_closed",
+  CHALLENGE_EXPIRED: "challenge_expired",
+  GUEST_RATED: "guest_rated",
+  LIMIT_REACHED: "limit_reached",
+  BAD_CREDENTIALS: "bad_credentials",
+  NAME_TAKEN: "name_taken",
+  BAD_NAME: "bad_name",
+  WEAK_PASSWORD: "weak_password",
+  BAD_RECORD: "bad_record",
 });
 
 export const CloseCode = Object.freeze({
@@ -51,101 +79,130 @@ export const Role = Object.freeze({
   SPECTATOR: "spectator",
 });
 
-/** Fields of every message, by type; `from` says who sends it. */
-export const MESSAGES = Object.freeze({
-  "join": {
-    "from": "client",
-    "fields": [
-      "id",
-      "room",
-      "version"
-    ]
-  },
-  "sync": {
-    "from": "client",
-    "fields": [
-      "id",
-      "room",
-      "version"
-    ]
-  },
-  "leave": {
-    "from": "client",
-    "fields": [
-      "id",
-      "room"
-    ]
-  },
-  "move": {
-    "from": "client",
-    "fields": [
-      "id",
-      "room",
-      "version",
-      "move"
-    ]
-  },
-  "resign": {
-    "from": "client",
-    "fields": [
-      "id",
-      "room",
-      "version"
-    ]
-  },
-  "welcome": {
-    "from": "server",
-    "fields": [
-      "player"
-    ]
-  },
-  "joined": {
-    "from": "server",
-    "fields": [
-      "ref",
-      "room",
-      "version",
-      "role",
-      "seat"
-    ]
-  },
-  "left": {
-    "from": "server",
-    "fields": [
-      "ref",
-      "room"
-    ]
-  },
-  "snapshot": {
-    "from": "server",
-    "fields": [
-      "room",
-      "version",
-      "state"
-    ]
-  },
-  "diff": {
-    "from": "server",
-    "fields": [
-      "room",
-      "version",
-      "ops"
-    ]
-  },
-  "ok": {
-    "from": "server",
-    "fields": [
-      "ref",
-      "room",
-      "version"
-    ]
-  },
-  "error": {
-    "from": "server",
-    "fields": [
-      "ref",
-      "code",
-      "message"
-    ]
-  }
+export const DrawAction = Object.freeze({
+  OFFER: "offer",
+  ACCEPT: "accept",
+  DECLINE: "decline",
+});
+
+/** Fields of every message the client sends, by type. */
+export const CLIENT_MESSAGES = Object.freeze({
+  "join": [
+    "id",
+    "room",
+    "version"
+  ],
+  "sync": [
+    "id",
+    "room",
+    "version"
+  ],
+  "leave": [
+    "id",
+    "room"
+  ],
+  "move": [
+    "id",
+    "room",
+    "version",
+    "move"
+  ],
+  "resign": [
+    "id",
+    "room",
+    "version"
+  ],
+  "abort": [
+    "id",
+    "room",
+    "version"
+  ],
+  "draw": [
+    "id",
+    "room",
+    "version",
+    "action"
+  ],
+  "rematch": [
+    "id",
+    "room"
+  ],
+  "lobby": [
+    "id"
+  ],
+  "challenge": [
+    "id",
+    "game",
+    "options",
+    "colour",
+    "rated",
+    "target",
+    "time_control"
+  ],
+  "accept": [
+    "id",
+    "challenge"
+  ],
+  "decline": [
+    "id",
+    "challenge"
+  ],
+  "cancel": [
+    "id",
+    "challenge"
+  ]
+});
+/** Fields of every message the server sends, by type (`lobby` and `challenge` are
+ * both a request and its reply). */
+export const SERVER_MESSAGES = Object.freeze({
+  "welcome": [
+    "player"
+  ],
+  "joined": [
+    "ref",
+    "room",
+    "version",
+    "role",
+    "seat"
+  ],
+  "left": [
+    "ref",
+    "room"
+  ],
+  "snapshot": [
+    "room",
+    "version",
+    "state"
+  ],
+  "diff": [
+    "room",
+    "version",
+    "ops"
+  ],
+  "ok": [
+    "ref",
+    "room",
+    "version"
+  ],
+  "error": [
+    "ref",
+    "code",
+    "message"
+  ],
+  "lobby": [
+    "ref",
+    "lobby"
+  ],
+  "lobby_event": [
+    "event"
+  ],
+  "challenge": [
+    "ref",
+    "challenge"
+  ],
+  "accepted": [
+    "ref",
+    "challenge",
+    "room"
+  ]
 });

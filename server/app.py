@@ -1,7 +1,10 @@
 """The Starlette application: routes, and the lifespan that owns the Redis client and fan-out.
 
 ``/ws`` is the one websocket for players and spectators (``?token=`` authenticates it);
-``POST /api/guest`` makes a guest and a session token; ``GET /healthz`` checks Redis;
+``POST /api/guest`` makes a guest and a session token, ``POST /api/register`` and
+``POST /api/login`` do the same for accounts; ``GET /api/games`` lists the games and their
+option flags; ``GET /api/players/<id>/games`` is a player's finished games and
+``GET /api/rooms/<id>/record.json`` (or ``.txt``) a game's record; ``GET /healthz`` checks Redis;
 ``GET /metrics`` is Prometheus text; everything else is the static browser client.
 The composition root: imports Starlette, redis and the other server modules.
 """
@@ -9,6 +12,7 @@ The composition root: imports Starlette, redis and the other server modules.
 from __future__ import annotations
 
 import contextlib
+import json
 import secrets
 import time
 import uuid
@@ -25,14 +29,26 @@ from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from lobby import store as lobby_store
+from lobby.errors import LobbyError
+from lobby.games import record_text
+from lobby.identity import issue_token
+from rules import GAMES
+from rules.api import describe_flags
 from server import store
 from server.auth import NotAuthenticatedError, authenticate, guest_session, player_data
 from server.connection import Connection
+from server.errors import BadRequestError, ClientError, UnknownRoomError, error_code
 from server.fanout import Fanout
+from server.lobby_service import LobbyService, lobby_error_status
 from server.metrics import Metrics
 from server.protocol import CloseCode
+from server.rooms import Room, starting_seats
 from server.service import RoomService
 from server.settings import Settings
+
+MAX_BODY_BYTES = 4096
+"""Largest JSON body the account routes read."""
 
 
 @dataclass
@@ -45,6 +61,7 @@ class Runtime:
     fanout: Fanout
     metrics: Metrics
     connections: set[Connection]
+    lobby: LobbyService
 
 
 def redis_client(url: str, pool_size: int) -> aioredis.Redis:
@@ -79,14 +96,18 @@ def create_app(settings: Settings) -> Starlette:
         fanout = Fanout(client, process_id, on_remote, on_resubscribed)
         service = RoomService(client, fanout, metrics, process_id, settings.diff_history)
         service_ref.append(service)
-        runtime = Runtime(client, secret, service, fanout, metrics, set())
+        lobby = LobbyService(client, service, sweep_every=settings.lobby_sweep_seconds)
+        service.on_commit = lobby.room_changed
+        runtime = Runtime(client, secret, service, fanout, metrics, set(), lobby)
         app.state.runtime = runtime
         await fanout.start()
+        await lobby.start()
         try:
             yield
         finally:
             for connection in list(runtime.connections):
                 await connection.shut(CloseCode.GOING_AWAY)
+            await lobby.stop()
             await fanout.stop()
             await client.aclose(close_connection_pool=True)
 
@@ -104,7 +125,9 @@ def create_app(settings: Settings) -> Starlette:
             reason = str(error)[:120]
             await send({"type": "websocket.close", "code": 1008, "reason": reason})
             return
-        connection = Connection(receive, send, player, runtime.service, runtime.metrics, settings)
+        connection = Connection(
+            receive, send, player, runtime.service, runtime.metrics, settings, runtime.lobby
+        )
         runtime.connections.add(connection)
         try:
             await connection.run()
@@ -115,6 +138,58 @@ def create_app(settings: Settings) -> Starlette:
         runtime: Runtime = request.app.state.runtime
         player, token = guest_session(runtime.secret, time.time())
         return JSONResponse({"player": player_data(player), "token": token})
+
+    async def register(request: Request) -> Response:
+        runtime: Runtime = request.app.state.runtime
+        try:
+            name, password = await _credentials(request)
+            account = await lobby_store.register(runtime.client, name, password, time.time())
+        except (LobbyError, ClientError) as error:
+            return _error_response(error)
+        token = issue_token(runtime.secret, account.player, time.time())
+        return JSONResponse({"player": player_data(account.player), "token": token})
+
+    async def login(request: Request) -> Response:
+        runtime: Runtime = request.app.state.runtime
+        address = request.client.host if request.client is not None else "unknown"
+        try:
+            name, password = await _credentials(request)
+            player = await lobby_store.login(runtime.client, name, password, address, time.time())
+        except (LobbyError, ClientError) as error:
+            return _error_response(error)
+        token = issue_token(runtime.secret, player, time.time())
+        return JSONResponse({"player": player_data(player), "token": token})
+
+    async def games(request: Request) -> Response:
+        return JSONResponse(
+            {
+                "games": [
+                    {
+                        "name": rules.NAME,
+                        "seats": list(rules.SEAT_NAMES),
+                        "flags": describe_flags(rules.FLAGS),
+                    }
+                    for rules in GAMES.values()
+                ]
+            }
+        )
+
+    async def player_games(request: Request) -> Response:
+        runtime: Runtime = request.app.state.runtime
+        player_id = request.path_params["player"]
+        finished = await lobby_store.finished_games(runtime.client, player_id, 0, 50)
+        return JSONResponse({"games": [_summary(g.to_data()) for g in finished]})
+
+    async def record(request: Request) -> Response:
+        runtime: Runtime = request.app.state.runtime
+        room_id, kind = request.path_params["room"], request.path_params["kind"]
+        try:
+            loaded = await runtime.service.room(room_id)
+        except UnknownRoomError as error:
+            return _error_response(error)
+        if kind == "txt":
+            return PlainTextResponse(record_text(loaded.room.record))
+        return JSONResponse(record_data(loaded.room))
 
     async def healthz(request: Request) -> Response:
         runtime: Runtime = request.app.state.runtime
@@ -131,11 +206,80 @@ def create_app(settings: Settings) -> Starlette:
     routes = [
         WebSocketRoute("/ws", _AsgiEndpoint(websocket_endpoint)),
         Route("/api/guest", guest, methods=["POST"]),
+        Route("/api/register", register, methods=["POST"]),
+        Route("/api/login", login, methods=["POST"]),
+        Route("/api/games", games),
+        Route("/api/players/{player}/games", player_games),
+        Route("/api/rooms/{room}/record.{kind:str}", record),
         Route("/healthz", healthz),
         Route("/metrics", metrics),
         Mount("/", StaticFiles(directory=settings.static_dir, html=True, check_dir=False)),
     ]
     return Starlette(routes=routes, lifespan=lifespan)
+
+
+def record_data(room: Room) -> dict[str, object]:
+    """A game's full record: game, options, seats at the start, moves, outcome.
+
+    ``seats`` are who held each seat before the first move (replaying the moves, swaps
+    included, gives ``seats_now``); the moves replay through the rules to the room's state.
+    """
+    outcome = room.outcome
+    return {
+        "room": room.id,
+        "game": room.game,
+        "options": room.options,
+        "seats": [{"id": s.id, "name": s.name} for s in starting_seats(room)],
+        "seats_now": [{"id": s.id, "name": s.name} for s in room.seats],
+        "moves": list(room.record),
+        "outcome": None
+        if outcome is None
+        else {
+            "winner": None if outcome.winner is None else int(outcome.winner),
+            "reason": outcome.reason,
+        },
+    }
+
+
+async def _credentials(request: Request) -> tuple[str, str]:
+    """The ``name`` and ``password`` of a JSON body; raises BadRequestError."""
+    raw = await request.body()
+    if len(raw) > MAX_BODY_BYTES:
+        raise BadRequestError("request body too large")
+    try:
+        body = json.loads(raw)
+    except ValueError as error:
+        raise BadRequestError("the body must be JSON: {name, password}") from error
+    if not isinstance(body, dict):
+        raise BadRequestError("the body must be JSON: {name, password}")
+    name, password = body.get("name"), body.get("password")
+    if not isinstance(name, str) or not isinstance(password, str):
+        raise BadRequestError("name and password must be strings")
+    return name, password
+
+
+def _error_response(error: LobbyError | ClientError) -> JSONResponse:
+    """A refusal as JSON with its wire code and an HTTP status."""
+    if isinstance(error, LobbyError):
+        status = lobby_error_status(error)
+    else:
+        status = 404 if isinstance(error, UnknownRoomError) else 400
+    headers = {}
+    retry = getattr(error, "retry_after", None)
+    if retry is not None:
+        headers["Retry-After"] = str(max(1, int(retry + 0.999)))
+    return JSONResponse(
+        {"code": error_code(error).value, "message": str(error)},
+        status_code=status,
+        headers=headers,
+    )
+
+
+def _summary(data: dict[str, object]) -> dict[str, object]:
+    """A finished game for a list: everything but the record, and its length."""
+    moves = data.pop("record")
+    data["moves"] = len(moves) if isinstance(moves, list) else 0
+    return data
 
 
 class _AsgiEndpoint:

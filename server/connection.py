@@ -6,7 +6,8 @@ per-message wrapper object): that is the hot path of every diff sent.  Requests 
 socket are handled one at a time.
 Recoverable errors become ``error`` frames echoing the request id; garbage closes with 1003,
 oversized frames with 1009, an unexpected exception with 1011 (logged with its traceback).
-Imports protocol, errors, rooms and the room service.
+Lobby requests (challenges, following the lobby) go to the lobby service.
+Imports protocol, errors, rooms, the room service and the lobby service.
 """
 
 from __future__ import annotations
@@ -26,28 +27,42 @@ from server.errors import (
     BadRequestError,
     NotJoinedError,
     RateLimitedError,
+    UnavailableError,
+    UnknownRoomError,
     error_code,
 )
+from server.lobby_service import LobbyService
 from server.metrics import Metrics
 from server.protocol import (
+    ClientAbort,
+    ClientAccept,
+    ClientCancel,
+    ClientChallenge,
+    ClientDecline,
+    ClientDraw,
     ClientJoin,
     ClientLeave,
+    ClientLobby,
     ClientMessage,
     ClientMove,
+    ClientRematch,
     ClientResign,
     ClientSync,
     CloseCode,
     FrameError,
     MessageError,
     Role,
+    ServerAccepted,
+    ServerChallenge,
     ServerError,
     ServerJoined,
     ServerLeft,
+    ServerLobby,
     ServerOk,
     ServerWelcome,
     encode,
 )
-from server.rooms import Move, Resign, seat_role
+from server.rooms import Abort, Draw, Move, Rematch, Resign, seat_role
 from server.service import RoomService
 from server.settings import Settings
 
@@ -98,11 +113,15 @@ class Connection:
         service: RoomService,
         metrics: Metrics,
         settings: Settings,
+        lobby: LobbyService | None = None,
     ) -> None:
         self._receive = receive
         self._asgi_send = send
         self.player = player
         self.service = service
+        self.lobby = lobby
+        self.lobby_connection: str | None = None
+        """This socket's presence id while it follows the lobby."""
         self.metrics = metrics
         self.watching: dict[str, Watch] = {}
         self.queue: asyncio.Queue[bytes | None] = asyncio.Queue(settings.send_queue)
@@ -125,6 +144,7 @@ class Connection:
             self.metrics.connections -= 1
             self._stop_sender()
             await self._leave_all()
+            await self._unfollow()
             try:
                 await sender
             except asyncio.CancelledError:
@@ -141,6 +161,10 @@ class Connection:
         elif version > watch.version:
             watch.version = version
             self._send(frame)
+
+    def push_frame(self, frame: bytes) -> None:
+        """Queue a lobby frame (the lobby feed calls this)."""
+        self._send(frame)
 
     async def catch_up_all(self) -> None:
         """Send what every watched room committed while diffs could not reach this process."""
@@ -205,6 +229,48 @@ class Connection:
                 resign = Resign(self.player.id, request.version)
                 version = await self.service.command(request.room, resign, request.id)
                 self._send(encode(ServerOk(request.id, request.room, version)))
+            case ClientAbort():
+                self._joined(request.room)
+                abort = Abort(self.player.id, request.version)
+                version = await self.service.command(request.room, abort, request.id)
+                self._send(encode(ServerOk(request.id, request.room, version)))
+            case ClientDraw():
+                self._joined(request.room)
+                draw = Draw(self.player.id, request.version, request.action)
+                version = await self.service.command(request.room, draw, request.id)
+                self._send(encode(ServerOk(request.id, request.room, version)))
+            case ClientRematch():
+                self._joined(request.room)
+                rematch = Rematch(self.player.id)
+                version = await self.service.command(request.room, rematch, request.id)
+                self._send(encode(ServerOk(request.id, request.room, version)))
+            case ClientLobby():
+                lobby = self._lobby()
+                if self.lobby_connection is None:
+                    self.lobby_connection, snapshot = await lobby.follow(self)
+                else:
+                    snapshot = await lobby.snapshot(self.player)
+                self._send(encode(ServerLobby(request.id, snapshot)))
+            case ClientChallenge():
+                challenge = await self._lobby().create_challenge(
+                    self.player,
+                    request.game,
+                    request.options,
+                    request.colour,
+                    request.rated,
+                    request.target,
+                    request.time_control,
+                )
+                self._send(encode(ServerChallenge(request.id, challenge.to_data())))
+            case ClientAccept():
+                accepted, room_id = await self._lobby().accept(self.player, request.challenge)
+                self._send(encode(ServerAccepted(request.id, accepted.to_data(), room_id)))
+            case ClientDecline():
+                declined = await self._lobby().decline(self.player, request.challenge)
+                self._send(encode(ServerChallenge(request.id, declined.to_data())))
+            case ClientCancel():
+                cancelled = await self._lobby().cancel(self.player, request.challenge)
+                self._send(encode(ServerChallenge(request.id, cancelled.to_data())))
             case _:
                 raise AssertionError(f"no handler for {request!r}")
 
@@ -216,7 +282,13 @@ class Connection:
                 raise NotJoinedError(f"join room {request.room!r} before syncing it")
             if len(self.watching) >= MAX_ROOMS_PER_CONNECTION:
                 raise BadRequestError(f"one connection may watch {MAX_ROOMS_PER_CONNECTION} rooms")
-            loaded = await self.service.room(request.room)
+            try:
+                loaded = await self.service.room(request.room)
+            except UnknownRoomError:
+                # An accepted challenge whose room its accepter's process never created.
+                if self.lobby is None or not await self.lobby.restore_room(request.room):
+                    raise
+                loaded = await self.service.room(request.room)
             seat = seat_role(loaded.room, self.player.id)
             role = Role.SPECTATOR if seat is None else Role.PLAYER
             watch = self.watching[request.room] = Watch(role, None if seat is None else int(seat))
@@ -267,6 +339,19 @@ class Connection:
                 await self._leave(room_id)
             except Exception:
                 log.exception("leaving room %s", room_id)
+
+    async def _unfollow(self) -> None:
+        if self.lobby is not None and self.lobby_connection is not None:
+            connection_id, self.lobby_connection = self.lobby_connection, None
+            try:
+                await self.lobby.unfollow(connection_id)
+            except Exception:
+                log.warning("presence of %s not cleared", self.player.id, exc_info=True)
+
+    def _lobby(self) -> LobbyService:
+        if self.lobby is None:
+            raise UnavailableError("this server runs without the lobby")
+        return self.lobby
 
     def _joined(self, room_id: str) -> None:
         if room_id not in self.watching:

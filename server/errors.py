@@ -1,12 +1,14 @@
 """Errors a client can cause, and the one mapping from exception classes to wire error codes.
 
-A :class:`ClientError` (or a rules error, or a malformed request) becomes an ``error`` frame
-with its code and the request id; the request changed nothing.  Imports rules.api and
-server.protocol only.
+A :class:`ClientError` (or a rules error, a lobby refusal, or a malformed request) becomes an
+``error`` frame with its code and the request id; the request changed nothing.  Lobby
+refusals carry a stable ``code`` of their own, which :func:`error_code` maps too.  Imports
+rules.api, lobby.errors and server.protocol only.
 """
 
 from __future__ import annotations
 
+from lobby.errors import LobbyError
 from rules.api import IllegalMoveError, InvalidMoveError, OptionsError
 from server.protocol import ErrorCode, MessageError, UnknownTypeError
 
@@ -63,6 +65,18 @@ class UnavailableError(ClientError):
     """Storage did not answer; the request may be resent with the same id."""
 
 
+class CannotAbortError(ClientError):
+    """Abort is for games where a player has not moved yet; later, resign."""
+
+
+class NoOfferError(ClientError):
+    """A draw offer to answer that is not there (never made, lapsed, or one's own)."""
+
+
+class GameNotOverError(ClientError):
+    """A rematch of a game that is still being played."""
+
+
 _CODES: dict[type[BaseException], ErrorCode] = {
     UnknownTypeError: ErrorCode.UNKNOWN_TYPE,
     MessageError: ErrorCode.BAD_REQUEST,
@@ -81,7 +95,34 @@ _CODES: dict[type[BaseException], ErrorCode] = {
     RateLimitedError: ErrorCode.RATE_LIMITED,
     BusyError: ErrorCode.BUSY,
     UnavailableError: ErrorCode.UNAVAILABLE,
+    CannotAbortError: ErrorCode.CANNOT_ABORT,
+    NoOfferError: ErrorCode.NO_OFFER,
+    GameNotOverError: ErrorCode.GAME_NOT_OVER,
 }
+
+_LOBBY_CODES: dict[str, ErrorCode] = {
+    "unknown-player": ErrorCode.UNKNOWN_PLAYER,
+    "unknown-challenge": ErrorCode.UNKNOWN_CHALLENGE,
+    "unknown-game": ErrorCode.UNKNOWN_GAME,
+    "unknown-room": ErrorCode.UNKNOWN_ROOM,
+    "own-challenge": ErrorCode.OWN_CHALLENGE,
+    "not-target": ErrorCode.NOT_TARGET,
+    "not-challenger": ErrorCode.NOT_CHALLENGER,
+    "not-a-player": ErrorCode.NOT_A_PLAYER,
+    "already-accepted": ErrorCode.ALREADY_ACCEPTED,
+    "challenge-closed": ErrorCode.CHALLENGE_CLOSED,
+    "challenge-expired": ErrorCode.CHALLENGE_EXPIRED,
+    "bad-options": ErrorCode.BAD_OPTIONS,
+    "guest-rated": ErrorCode.GUEST_RATED,
+    "limit-reached": ErrorCode.LIMIT_REACHED,
+    "rate-limited": ErrorCode.RATE_LIMITED,
+    "bad-credentials": ErrorCode.BAD_CREDENTIALS,
+    "name-taken": ErrorCode.NAME_TAKEN,
+    "bad-name": ErrorCode.BAD_NAME,
+    "weak-password": ErrorCode.WEAK_PASSWORD,
+    "bad-record": ErrorCode.BAD_RECORD,
+}
+"""Lobby refusal codes (``LobbyError.code``) to wire codes; an unlisted one is a bad request."""
 
 RECOVERABLE: tuple[type[BaseException], ...] = (
     ClientError,
@@ -89,12 +130,15 @@ RECOVERABLE: tuple[type[BaseException], ...] = (
     InvalidMoveError,
     IllegalMoveError,
     OptionsError,
+    LobbyError,
 )
 """Exceptions answered with an error frame; anything else closes the socket with 1011."""
 
 
 def error_code(error: BaseException) -> ErrorCode:
     """The wire code of a recoverable error (its nearest mapped class); raises KeyError."""
+    if isinstance(error, LobbyError):
+        return _LOBBY_CODES.get(error.code, ErrorCode.BAD_REQUEST)
     for cls in type(error).__mro__:
         code = _CODES.get(cls)
         if code is not None:

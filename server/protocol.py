@@ -37,7 +37,15 @@ class MsgType(StrEnum):
     LEAVE = "leave"
     MOVE = "move"
     RESIGN = "resign"
-    # server to client
+    ABORT = "abort"
+    DRAW = "draw"
+    REMATCH = "rematch"
+    LOBBY = "lobby"
+    CHALLENGE = "challenge"
+    ACCEPT = "accept"
+    DECLINE = "decline"
+    CANCEL = "cancel"
+    # server to client (``lobby`` and ``challenge`` are also replies of the same names)
     WELCOME = "welcome"
     JOINED = "joined"
     LEFT = "left"
@@ -45,6 +53,16 @@ class MsgType(StrEnum):
     DIFF = "diff"
     OK = "ok"
     ERROR = "error"
+    ACCEPTED = "accepted"
+    LOBBY_EVENT = "lobby_event"
+
+
+class DrawAction(StrEnum):
+    """What a ``draw`` request does."""
+
+    OFFER = "offer"
+    ACCEPT = "accept"
+    DECLINE = "decline"
 
 
 class ErrorCode(StrEnum):
@@ -65,6 +83,24 @@ class ErrorCode(StrEnum):
     RATE_LIMITED = "rate_limited"
     BUSY = "busy"
     UNAVAILABLE = "unavailable"
+    CANNOT_ABORT = "cannot_abort"
+    NO_OFFER = "no_offer"
+    GAME_NOT_OVER = "game_not_over"
+    UNKNOWN_PLAYER = "unknown_player"
+    UNKNOWN_CHALLENGE = "unknown_challenge"
+    OWN_CHALLENGE = "own_challenge"
+    NOT_TARGET = "not_target"
+    NOT_CHALLENGER = "not_challenger"
+    ALREADY_ACCEPTED = "already_accepted"
+    CHALLENGE_CLOSED = "challenge_closed"
+    CHALLENGE_EXPIRED = "challenge_expired"
+    GUEST_RATED = "guest_rated"
+    LIMIT_REACHED = "limit_reached"
+    BAD_CREDENTIALS = "bad_credentials"
+    NAME_TAKEN = "name_taken"
+    BAD_NAME = "bad_name"
+    WEAK_PASSWORD = "weak_password"
+    BAD_RECORD = "bad_record"
 
 
 class CloseCode(IntEnum):
@@ -165,7 +201,96 @@ class ClientResign:
     version: int
 
 
-ClientMessage: TypeAlias = ClientJoin | ClientSync | ClientLeave | ClientMove | ClientResign
+@dataclass(frozen=True, slots=True)
+class ClientAbort:
+    """End the game without a result; only before both players have moved."""
+
+    TYPE: ClassVar[MsgType] = MsgType.ABORT
+    id: RequestId
+    room: str
+    version: int
+
+
+@dataclass(frozen=True, slots=True)
+class ClientDraw:
+    """Offer a draw, or accept or decline the opponent's offer (``action``)."""
+
+    TYPE: ClassVar[MsgType] = MsgType.DRAW
+    id: RequestId
+    room: str
+    version: int
+    action: str
+
+
+@dataclass(frozen=True, slots=True)
+class ClientRematch:
+    """Ask for a rematch of a finished game; once both players asked, the room names it."""
+
+    TYPE: ClassVar[MsgType] = MsgType.REMATCH
+    id: RequestId
+    room: str
+
+
+@dataclass(frozen=True, slots=True)
+class ClientLobby:
+    """Follow the lobby: answered by a ``lobby`` snapshot, then ``lobby_event`` frames."""
+
+    TYPE: ClassVar[MsgType] = MsgType.LOBBY
+    id: RequestId
+
+
+@dataclass(frozen=True, slots=True)
+class ClientChallenge:
+    """Make a challenge: to ``target`` (a player's name or id), or open when it is absent."""
+
+    TYPE: ClassVar[MsgType] = MsgType.CHALLENGE
+    id: RequestId
+    game: str
+    options: str = ""
+    colour: str = "random"
+    rated: bool = False
+    target: str | None = None
+    time_control: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ClientAccept:
+    """Accept a challenge; the reply ``accepted`` names the room (its id is the challenge's)."""
+
+    TYPE: ClassVar[MsgType] = MsgType.ACCEPT
+    id: RequestId
+    challenge: str
+
+
+@dataclass(frozen=True, slots=True)
+class ClientDecline:
+    TYPE: ClassVar[MsgType] = MsgType.DECLINE
+    id: RequestId
+    challenge: str
+
+
+@dataclass(frozen=True, slots=True)
+class ClientCancel:
+    TYPE: ClassVar[MsgType] = MsgType.CANCEL
+    id: RequestId
+    challenge: str
+
+
+ClientMessage: TypeAlias = (
+    ClientJoin
+    | ClientSync
+    | ClientLeave
+    | ClientMove
+    | ClientResign
+    | ClientAbort
+    | ClientDraw
+    | ClientRematch
+    | ClientLobby
+    | ClientChallenge
+    | ClientAccept
+    | ClientDecline
+    | ClientCancel
+)
 
 # --- server to client -------------------------------------------------------------------------
 
@@ -235,12 +360,74 @@ class ServerError:
     message: str
 
 
+@dataclass(frozen=True, slots=True)
+class ServerLobby:
+    """The lobby as it is now (reply to ``lobby``; sent again, ``ref`` null, after the server
+    lost and regained its event stream): replace the whole lobby view with it."""
+
+    TYPE: ClassVar[MsgType] = MsgType.LOBBY
+    ref: RequestId | None
+    lobby: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class ServerLobbyEvent:
+    """One change in the lobby (see docs/protocol.md for the events)."""
+
+    TYPE: ClassVar[MsgType] = MsgType.LOBBY_EVENT
+    event: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class ServerChallenge:
+    """Reply to ``challenge``, ``decline`` and ``cancel``: the challenge as it is now."""
+
+    TYPE: ClassVar[MsgType] = MsgType.CHALLENGE
+    ref: RequestId
+    challenge: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class ServerAccepted:
+    """Reply to ``accept``: the accepted challenge and the room of its game."""
+
+    TYPE: ClassVar[MsgType] = MsgType.ACCEPTED
+    ref: RequestId
+    challenge: dict[str, Any]
+    room: str
+
+
 ServerMessage: TypeAlias = (
-    ServerWelcome | ServerJoined | ServerLeft | ServerSnapshot | ServerDiff | ServerOk | ServerError
+    ServerWelcome
+    | ServerJoined
+    | ServerLeft
+    | ServerSnapshot
+    | ServerDiff
+    | ServerOk
+    | ServerError
+    | ServerLobby
+    | ServerLobbyEvent
+    | ServerChallenge
+    | ServerAccepted
 )
 
 CLIENT_MESSAGES: dict[str, type[ClientMessage]] = {
-    cls.TYPE.value: cls for cls in (ClientJoin, ClientSync, ClientLeave, ClientMove, ClientResign)
+    cls.TYPE.value: cls
+    for cls in (
+        ClientJoin,
+        ClientSync,
+        ClientLeave,
+        ClientMove,
+        ClientResign,
+        ClientAbort,
+        ClientDraw,
+        ClientRematch,
+        ClientLobby,
+        ClientChallenge,
+        ClientAccept,
+        ClientDecline,
+        ClientCancel,
+    )
 }
 SERVER_MESSAGES: dict[str, type[ServerMessage]] = {
     cls.TYPE.value: cls
@@ -252,6 +439,10 @@ SERVER_MESSAGES: dict[str, type[ServerMessage]] = {
         ServerDiff,
         ServerOk,
         ServerError,
+        ServerLobby,
+        ServerLobbyEvent,
+        ServerChallenge,
+        ServerAccepted,
     )
 }
 
@@ -259,8 +450,21 @@ _FIELD_TYPES: dict[str, tuple[type, ...]] = {
     "room": (str,),
     "version": (int,),
     "move": (str,),
+    "action": (str,),
+    "game": (str,),
+    "options": (str,),
+    "colour": (str,),
+    "rated": (bool,),
+    "target": (str,),
+    "time_control": (str,),
+    "challenge": (str,),
 }
-_OPTIONAL = {"version"}
+MAX_TEXT_LENGTH = 256
+"""Longest text field accepted (option text, a player's name, a move)."""
+_CHOICES: dict[str, frozenset[str]] = {
+    "action": frozenset(DrawAction),
+    "colour": frozenset({"mine", "theirs", "random"}),
+}
 
 
 def decode(frame: bytes) -> ClientMessage:
@@ -291,14 +495,22 @@ def decode(frame: bytes) -> ClientMessage:
             continue
         value = body.get(field.name)
         if value is None:
-            if field.name in _OPTIONAL and cls is ClientJoin:
-                continue
+            if field.default is not dataclasses.MISSING:
+                continue  # an optional field: the message's default
             raise MessageError(f"{kind} needs the field {field.name!r}", ref)
-        if not isinstance(value, _FIELD_TYPES[field.name]) or isinstance(value, bool):
+        types = _FIELD_TYPES[field.name]
+        if not isinstance(value, types) or (isinstance(value, bool) and bool not in types):
             raise MessageError(f"field {field.name!r} of {kind} has the wrong type", ref)
-        if isinstance(value, str) and field.name == "room" and len(value) > MAX_ID_LENGTH:
-            raise MessageError("room id too long", ref)
-        if isinstance(value, int) and value < 0:
+        if isinstance(value, str):
+            limit = MAX_ID_LENGTH if field.name in ("room", "challenge") else MAX_TEXT_LENGTH
+            if len(value) > limit:
+                raise MessageError(f"{field.name} too long", ref)
+            choices = _CHOICES.get(field.name)
+            if choices is not None and value not in choices:
+                raise MessageError(
+                    f"field {field.name!r} must be one of {', '.join(sorted(choices))}", ref
+                )
+        if isinstance(value, int) and not isinstance(value, bool) and value < 0:
             raise MessageError(f"field {field.name!r} must not be negative", ref)
         values[field.name] = value
     return cls(**values)
@@ -352,10 +564,8 @@ def javascript() -> str:
     def fields(cls: type) -> list[str]:
         return [f.name for f in dataclasses.fields(cls)]
 
-    messages: dict[str, dict[str, Any]] = {}
-    for side, table in (("client", CLIENT_MESSAGES), ("server", SERVER_MESSAGES)):
-        for name, cls in table.items():
-            messages[name] = {"from": side, "fields": fields(cls)}
+    client = {name: fields(cls) for name, cls in CLIENT_MESSAGES.items()}
+    server = {name: fields(cls) for name, cls in SERVER_MESSAGES.items()}
     parts = [
         "// Generated by `python -m server.protocol` from server/protocol.py: do not edit.",
         "// The wire protocol: msgpack maps whose `t` names the message type.",
@@ -366,8 +576,12 @@ def javascript() -> str:
         _js_enum("ErrorCode", {m.name: m.value for m in ErrorCode}),
         _js_enum("CloseCode", {m.name: int(m) for m in CloseCode}),
         _js_enum("Role", {m.name: m.value for m in Role}),
-        "/** Fields of every message, by type; `from` says who sends it. */",
-        f"export const MESSAGES = Object.freeze({json.dumps(messages, indent=2)});",
+        _js_enum("DrawAction", {m.name: m.value for m in DrawAction}),
+        "/** Fields of every message the client sends, by type. */",
+        f"export const CLIENT_MESSAGES = Object.freeze({json.dumps(client, indent=2)});",
+        "/** Fields of every message the server sends, by type (`lobby` and `challenge` are",
+        " * both a request and its reply). */",
+        f"export const SERVER_MESSAGES = Object.freeze({json.dumps(server, indent=2)});",
         "",
     ]
     return "\n".join(parts)

@@ -3,10 +3,11 @@
 A :class:`Room` holds the game's name and options, which player holds each seat (after any
 swap), the version, the rules state, the move record, the outcome and the spectator count.
 :func:`decide` is the whole of the server's decisions: room + command -> new room + events,
-or a ClientError and nothing changes.  New commands (abort, draw offers, rematch) are a
-command class and a handler in ``HANDLERS``.  :func:`room_doc` is the plain data clients see
-and diffs are taken of; :func:`room_from_doc` reads it back.  Names no game: everything goes
-through ``rules.find_game``.  Imports rules and server.errors; no I/O.
+or a ClientError and nothing changes.  Each command (move, resign, abort, draw, rematch,
+spectator count) is a command class and a handler in ``HANDLERS``.  :func:`room_doc` is the
+plain data clients see and diffs are taken of; :func:`room_from_doc` reads it back.  Names no
+game: everything goes through ``rules.find_game``.  Imports rules, lobby.challenges (the
+rematch id) and server.errors; no I/O.
 """
 
 from __future__ import annotations
@@ -16,13 +17,17 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any, TypeAlias
 
+from lobby.challenges import rematch_id
 from rules import find_game
 from rules.api import GameRules, OptionsError, Outcome, Seat
-from rules.pie import is_swap
+from rules.pie import is_swap, is_swap_text
 from server.errors import (
     BadOptionsError,
     BadRequestError,
+    CannotAbortError,
+    GameNotOverError,
     GameOverError,
+    NoOfferError,
     NotAPlayerError,
     NotYourTurnError,
     StaleVersionError,
@@ -34,6 +39,11 @@ PlayerId: TypeAlias = str
 
 _ROOM_ID_RE = re.compile(r"[A-Za-z0-9_.-]{1,64}$")
 RESIGNATION = "resignation"
+ABORTED = "aborted"
+AGREEMENT = "agreement"
+DRAW_OFFER = "offer"
+DRAW_ACCEPT = "accept"
+DRAW_DECLINE = "decline"
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +73,12 @@ class Room:
     position_version: int = 0
     outcome: Outcome | None = None
     spectators: int = 0
+    draw_offer: PlayerId | None = None
+    """The player whose draw offer stands; it lapses when their opponent moves."""
+    rematch_offers: tuple[PlayerId, ...] = ()
+    """Players who asked for a rematch of the finished game."""
+    rematch: RoomId | None = None
+    """The rematch's room once both players asked for it."""
 
     @property
     def rules(self) -> GameRules:
@@ -94,11 +110,31 @@ class Resign:
 
 
 @dataclass(frozen=True, slots=True)
+class Abort:
+    player: PlayerId
+    version: int
+
+
+@dataclass(frozen=True, slots=True)
+class Draw:
+    """Offer a draw, or accept or decline the standing offer (``action``)."""
+
+    player: PlayerId
+    version: int
+    action: str
+
+
+@dataclass(frozen=True, slots=True)
+class Rematch:
+    player: PlayerId
+
+
+@dataclass(frozen=True, slots=True)
 class SetSpectators:
     count: int
 
 
-Command: TypeAlias = Move | Resign | SetSpectators
+Command: TypeAlias = Move | Resign | Abort | Draw | Rematch | SetSpectators
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,7 +158,31 @@ class SpectatorsChanged:
     count: int
 
 
-Event: TypeAlias = MovePlayed | SeatsSwapped | GameEnded | SpectatorsChanged
+@dataclass(frozen=True, slots=True)
+class DrawOffered:
+    player: PlayerId | None
+    """Who offers now; None when an offer was declined or lapsed."""
+
+
+@dataclass(frozen=True, slots=True)
+class RematchAsked:
+    player: PlayerId
+
+
+@dataclass(frozen=True, slots=True)
+class RematchAgreed:
+    room: RoomId
+
+
+Event: TypeAlias = (
+    MovePlayed
+    | SeatsSwapped
+    | GameEnded
+    | SpectatorsChanged
+    | DrawOffered
+    | RematchAsked
+    | RematchAgreed
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,6 +243,10 @@ def _decide_move(room: Room, command: Command) -> Transition:
     outcome = rules.outcome(state)
     if outcome is not None:
         events.append(GameEnded(outcome))
+    draw_offer = room.draw_offer
+    if draw_offer is not None and draw_offer != command.player:
+        draw_offer = None  # the opponent moved instead of answering: the offer lapses
+        events.append(DrawOffered(None))
     version = room.version + 1
     new = replace(
         room,
@@ -192,6 +256,7 @@ def _decide_move(room: Room, command: Command) -> Transition:
         version=version,
         position_version=version,
         outcome=outcome,
+        draw_offer=None if outcome is not None else draw_offer,
     )
     return Transition(new, tuple(events))
 
@@ -204,8 +269,68 @@ def _decide_resign(room: Room, command: Command) -> Transition:
     loser = to_move if to_move in seats else seats[0]
     outcome = Outcome(winner=loser.other, reason=RESIGNATION)
     version = room.version + 1
-    new = replace(room, outcome=outcome, version=version, position_version=version)
+    new = replace(room, outcome=outcome, version=version, position_version=version, draw_offer=None)
     return Transition(new, (GameEnded(outcome),))
+
+
+def _decide_abort(room: Room, command: Command) -> Transition:
+    assert isinstance(command, Abort)
+    _check_player(room, command.player, command.version)
+    if len(room.record) >= 2:
+        raise CannotAbortError("both players have moved: resign instead of aborting")
+    outcome = Outcome(winner=None, reason=ABORTED)
+    version = room.version + 1
+    new = replace(room, outcome=outcome, version=version, position_version=version, draw_offer=None)
+    return Transition(new, (GameEnded(outcome),))
+
+
+def _decide_draw(room: Room, command: Command) -> Transition:
+    """Draws by agreement are open to every game: the server names no game, and agreeing
+    to share a game needs no rule of the game's own."""
+    assert isinstance(command, Draw)
+    _check_player(room, command.player, command.version)
+    offer = room.draw_offer
+    theirs = offer is not None and offer != command.player
+    if command.action == DRAW_ACCEPT or (command.action == DRAW_OFFER and theirs):
+        if not theirs:
+            raise NoOfferError("there is no draw offer from your opponent to accept")
+        outcome = Outcome(winner=None, reason=AGREEMENT)
+        version = room.version + 1
+        new = replace(
+            room, outcome=outcome, version=version, position_version=version, draw_offer=None
+        )
+        return Transition(new, (DrawOffered(None), GameEnded(outcome)))
+    if command.action == DRAW_OFFER:
+        if offer == command.player:
+            return Transition(room, ())  # offered already
+        new = replace(room, draw_offer=command.player, version=room.version + 1)
+        return Transition(new, (DrawOffered(command.player),))
+    if command.action == DRAW_DECLINE:
+        if offer is None:
+            raise NoOfferError("there is no draw offer to decline")
+        # Declining the opponent's offer, or taking back one's own.
+        new = replace(room, draw_offer=None, version=room.version + 1)
+        return Transition(new, (DrawOffered(None),))
+    raise BadRequestError(f"a draw is offered, accepted or declined, not {command.action!r}")
+
+
+def _decide_rematch(room: Room, command: Command) -> Transition:
+    """Both players must ask; the second request names the rematch's room (exactly once)."""
+    assert isinstance(command, Rematch)
+    if not room.seats_of(command.player):
+        raise NotAPlayerError("only the two players of this room may ask for a rematch")
+    if room.outcome is None:
+        raise GameNotOverError("a rematch is for a finished game")
+    if command.player in room.rematch_offers:
+        return Transition(room, ())
+    offers = (*room.rematch_offers, command.player)
+    events: list[Event] = [RematchAsked(command.player)]
+    rematch = room.rematch
+    if {s.id for s in room.seats} <= set(offers):
+        rematch = rematch_id(room.id)
+        events.append(RematchAgreed(rematch))
+    new = replace(room, rematch_offers=offers, rematch=rematch, version=room.version + 1)
+    return Transition(new, tuple(events))
 
 
 def _decide_spectators(room: Room, command: Command) -> Transition:
@@ -219,6 +344,9 @@ def _decide_spectators(room: Room, command: Command) -> Transition:
 HANDLERS: dict[type, Callable[[Room, Command], Transition]] = {
     Move: _decide_move,
     Resign: _decide_resign,
+    Abort: _decide_abort,
+    Draw: _decide_draw,
+    Rematch: _decide_rematch,
     SetSpectators: _decide_spectators,
 }
 
@@ -265,7 +393,24 @@ def room_doc(room: Room) -> dict[str, Any]:
         },
         "scores": None if scores is None else list(scores),
         "spectators": room.spectators,
+        "draw_offer": room.draw_offer,
+        "rematch": {"offers": list(room.rematch_offers), "room": room.rematch},
     }
+
+
+def rematch_room(room: Room) -> Room:
+    """The new room of an agreed rematch: same game and options, and whoever moved first in
+    this game moves second (a swap does not change who moved first)."""
+    if room.rematch is None:
+        raise ValueError(f"room {room.id} has no agreed rematch")
+    first, second = starting_seats(room)
+    return new_room(room.rematch, room.game, room.options, (second, first))
+
+
+def starting_seats(room: Room) -> tuple[SeatHolder, SeatHolder]:
+    """Who held each seat at the start: every swap in the record exchanged them."""
+    swaps = sum(1 for text in room.record if is_swap_text(text))
+    return room.seats if swaps % 2 == 0 else (room.seats[1], room.seats[0])
 
 
 def room_from_doc(doc: dict[str, Any]) -> Room:
@@ -293,6 +438,10 @@ def room_from_doc(doc: dict[str, Any]) -> Room:
             position_version=int(doc["position_version"]),
             outcome=outcome,
             spectators=int(doc["spectators"]),
+            # Rooms stored before draw offers and rematches have neither field.
+            draw_offer=doc.get("draw_offer"),
+            rematch_offers=tuple(str(p) for p in (doc.get("rematch") or {}).get("offers", ())),
+            rematch=(doc.get("rematch") or {}).get("room"),
         )
     except (KeyError, TypeError) as error:
         raise ValueError(f"not a room document: {error}") from error

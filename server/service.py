@@ -14,7 +14,7 @@ import asyncio
 import logging
 import time
 from collections import OrderedDict
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 import redis.asyncio as aioredis
@@ -27,7 +27,21 @@ from server.errors import BusyError, StaleVersionError, UnavailableError, Unknow
 from server.fanout import Fanout
 from server.metrics import Metrics
 from server.protocol import ServerSnapshot, encode, encode_diff
-from server.rooms import Command, Move, Resign, RoomId, SetSpectators, decide, room_doc
+from server.rooms import (
+    Abort,
+    Command,
+    Draw,
+    Event,
+    Move,
+    RematchAgreed,
+    Resign,
+    Room,
+    RoomId,
+    SetSpectators,
+    decide,
+    rematch_room,
+    room_doc,
+)
 from server.store import Loaded
 
 log = logging.getLogger(__name__)
@@ -61,6 +75,8 @@ class RoomService:
         self.batcher = store.Batcher(client)
         self._count_wanted: set[RoomId] = set()
         self._count_tasks: dict[RoomId, asyncio.Task[None]] = {}
+        self.on_commit: Callable[[Room, tuple[Event, ...]], None] | None = None
+        """Told of every committed change (the lobby keeps its live list with it)."""
 
     async def room(self, room_id: RoomId) -> Loaded:
         """The room, from the cache or Redis; raises UnknownRoomError."""
@@ -87,10 +103,10 @@ class RoomService:
         Raises ClientError or a rules error, and then nothing changed.
         """
         ack = ""
-        if isinstance(command, Move | Resign) and request_id is not None:
+        if isinstance(command, Move | Resign | Abort | Draw) and request_id is not None:
             # Two sockets of one player may use the same request ids: the request itself is
             # part of what makes a resend the same request.
-            what = command.text if isinstance(command, Move) else "resign"
+            what = _request_text(command)
             ack = f"{command.version}:{command.player}:{request_id}:{what}"
         for _ in range(COMMIT_ATTEMPTS):
             loaded = await self.room(room_id)
@@ -105,6 +121,9 @@ class RoomService:
             if not transition.events:
                 return loaded.room.version
             new = transition.room
+            if any(isinstance(event, RematchAgreed) for event in transition.events):
+                # The rematch's room exists before any client can read its id.
+                await _storage(store.create_room(self.client, rematch_room(new)))
             doc = room_doc(new)
             frame = encode_diff(room_id, new.version, diff(loaded.doc, doc))
             whole = new.version - loaded.doc_version >= self.snapshot_every
@@ -129,6 +148,8 @@ class RoomService:
                 if isinstance(command, Move):
                     self.metrics.moves += 1
                 self.fanout.deliver(room_id, new.version, frame)
+                if self.on_commit is not None:
+                    self.on_commit(new, transition.events)
                 return new.version
             if result.duplicate:
                 return result.version
@@ -197,6 +218,18 @@ class RoomService:
         self._cache.move_to_end(loaded.room.id)
         if len(self._cache) > CACHE_SIZE:
             self._cache.popitem(last=False)
+
+
+def _request_text(command: Move | Resign | Abort | Draw) -> str:
+    match command:
+        case Move():
+            return command.text
+        case Draw():
+            return f"draw {command.action}"
+        case Abort():
+            return "abort"
+        case Resign():
+            return "resign"
 
 
 async def _storage(awaitable: Awaitable[T]) -> T:

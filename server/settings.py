@@ -30,6 +30,8 @@ class Settings:
     static_dir: Path = ROOT / "client_js"
     send_queue: int = 1024
     """Frames waiting for one slow socket before it is closed (it may reconnect and sync)."""
+    lobby_sweep_seconds: float = 15.0
+    """Seconds between expiry sweeps and presence heartbeats."""
 
 
 def from_environment(environ: Mapping[str, str] | None = None) -> Settings:
