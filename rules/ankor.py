@@ -65,7 +65,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, lru_cache
 from typing import TypeAlias
 
 from rules import pie
@@ -382,43 +382,37 @@ def move_text(move: Move) -> str:
 
 
 def to_data(state: State) -> PlainData:
-    """Plain data for storage and drawing (shape in the module docstring)."""
+    """Plain data for storage and drawing (shape in the module docstring).
+
+    The drawing data that depends only on the board size is built once per size (see
+    ``_Tables.drawing``); each call adds the owners, visible faces and the last cube.
+    """
     t = _tables(state.options.size)
-    g = t.g
     board = state.board
     result = state.result
     last = _last_target(t, state.last)
     moves = list(legal_moves(state))
+    drawing = t.drawing
+    above = t.g.above
     positions = []
-    for p in range(g.count):
-        level, row, index = g.coords[p]
-        x, y = g.xy[p]
-        owner = board[p]
-        faces = ""
+    for p, owner in enumerate(board):
         if owner:
-            faces = "".join(
-                trigrid.SIDES[axis]
-                for axis in trigrid.AXES
-                if (q := g.above[p][axis]) is None or not board[q]
+            top = above[p]
+            faces = _FACES[
+                (top[0] is None or not board[top[0]])
+                + 2 * (top[1] is None or not board[top[1]])
+                + 4 * (top[2] is None or not board[top[2]])
+            ]
+            positions.append(
+                {**drawing[p], "owner": SEAT_NAMES[owner - 1], "faces": faces, "last": p == last}
             )
-        positions.append(
-            {
-                "label": g.labels[p],
-                "level": level,
-                "row": row,
-                "index": index,
-                "x": x,
-                "y": y,
-                "owner": SEAT_NAMES[owner - 1] if owner else None,
-                "faces": faces,
-                "last": p == last,
-            }
-        )
+        else:
+            positions.append({**drawing[p], "owner": None, "faces": "", "last": p == last})
     return {
         "game": NAME,
-        "options": options_text(state.options),
+        "options": _options_text(state.options),
         "size": state.options.size,
-        "board": "".join(DATA_OWNERS[v] for v in board),
+        "board": board.translate(_DATA_OWNERS).decode(),
         "supply": list(state.supply),
         "to_move": None if state.turn is None else SEAT_NAMES[state.turn],
         "ply": state.ply,
@@ -435,8 +429,21 @@ def to_data(state: State) -> PlainData:
         "scores": None,
         "radius": 1.0,
         "positions": positions,
-        "legal": [move_text(m) for m in moves] if len(moves) <= LEGAL_LIMIT else None,
+        "legal": [str(m) for m in moves] if len(moves) <= LEGAL_LIMIT else None,
     }
+
+
+_FACES = tuple(
+    "".join(trigrid.SIDES[axis] for axis in trigrid.AXES if mask >> axis & 1) for mask in range(8)
+)
+"""Visible upper faces by bit mask (bit ``axis`` set when nothing rests on that face)."""
+_DATA_OWNERS = bytes.maketrans(bytes((EMPTY, WHITE, BLUE)), DATA_OWNERS.encode())
+"""``bytes.translate`` table: owner code to its letter in ``to_data``'s board text."""
+
+
+@lru_cache(maxsize=256)
+def _options_text(options: Options) -> str:
+    return options_text(options)
 
 
 def from_data(data: PlainData) -> State:
@@ -556,11 +563,15 @@ class _Tables:
         "above_bits",
         "entry_bits",
         "levels",
+        "step_bits",
+        "contact_bits",
         "cones",
         "index",
         "adds",
         "shifts",
+        "drawing",
         "_win",
+        "_side_bits",
     )
 
     def __init__(self, size: int) -> None:
@@ -578,6 +589,8 @@ class _Tables:
         def bits(positions: tuple[int, ...]) -> int:
             return sum(self.bit[q] for q in positions)
 
+        self.step_bits = tuple(bits(self.steps[p]) for p in range(g.count))
+        self.contact_bits = tuple(bits(g.contacts[p]) for p in range(g.count))
         self.below_bits = tuple(bits(g.supporters[p]) for p in range(g.count))
         self.above_bits = tuple(bits(g.carried[p]) for p in range(g.count))
         self.levels = tuple(bits(level) for level in g.level_positions)
@@ -591,7 +604,20 @@ class _Tables:
         self.index: dict[str, int] = {label: p for p, label in enumerate(g.labels)}
         self.adds: tuple[Add, ...] = tuple(Add(g.labels[p]) for p in self.holes)
         self.shifts: tuple[_Shifts, ...] = tuple(_Shifts(label, g.labels) for label in g.labels)
+        # The static part of each entry of to_data's "positions", shared by every call.
+        self.drawing: tuple[dict[str, PlainData], ...] = tuple(
+            {
+                "label": g.labels[p],
+                "level": g.coords[p][0],
+                "row": g.coords[p][1],
+                "index": g.coords[p][2],
+                "x": g.xy[p][0],
+                "y": g.xy[p][1],
+            }
+            for p in range(g.count)
+        )
         self._win: dict[int, dict[int, frozenset[str]]] = {}
+        self._side_bits: dict[int, tuple[int, int, int]] = {}
 
     def adds_by_id(self, p: int) -> Add:
         return self.adds[p] if p < len(self.adds) else Add(self.g.labels[p])
@@ -604,6 +630,18 @@ class _Tables:
             found = self._win[win_height] = self.g.side_map(win_height)
         return found
 
+    def side_bits(self, win_height: int) -> tuple[int, int, int]:
+        """The positions touching sides U, V and W under ``-win_height``, as bit sets."""
+        found = self._side_bits.get(win_height)
+        if found is None:
+            sides = self.side_map(win_height)
+            found = self._side_bits[win_height] = (
+                sum(self.bit[p] for p, touched in sides.items() if "U" in touched),
+                sum(self.bit[p] for p, touched in sides.items() if "V" in touched),
+                sum(self.bit[p] for p, touched in sides.items() if "W" in touched),
+            )
+        return found
+
 
 @cache
 def _tables(size: int) -> _Tables:
@@ -614,8 +652,10 @@ def _key(board: bytes, seat: Seat) -> bytes:
     return board + bytes((seat,))
 
 
+@lru_cache(maxsize=4096)
 def _key_text(key: bytes) -> str:
-    return "".join(DATA_OWNERS[v] for v in key[:-1]) + str(key[-1])
+    """A repetition key as text; cached, since each state repeats its parent's history."""
+    return key[:-1].translate(_DATA_OWNERS).decode() + str(key[-1])
 
 
 def _key_from_text(text: str, size: int) -> bytes:
@@ -701,14 +741,11 @@ def _destinations(t: _Tables, board: bytes, colour: int) -> Targets:
     Sets of positions are also kept as ints with one bit per position (``t.bit``),
     so that the tests inside the loops run in C.  The result holds only ints and tuples,
     which the garbage collector stops tracking: states keep it (``memo``) at little cost.
+    Sources come in position order, each with its destinations in position order.
     """
     found: Targets = {}
-    own = []
-    p = board.find(colour)
-    while p >= 0:
-        own.append(p)
-        p = board.find(colour, p + 1)
-    if not own:
+    remaining = _bits(board, colour)
+    if not remaining:
         return found
     occupied = int(board.translate(_OCCUPIED)[::-1], 2)
     below_bits, entry_bits, above_bits, bit = t.below_bits, t.entry_bits, t.above_bits, t.bit
@@ -724,10 +761,22 @@ def _destinations(t: _Tables, board: bytes, colour: int) -> Targets:
             for d in t.g.level_positions[level]
             if not board[d] and occupied & below_bits[d] == below_bits[d]
         ]
-    for group in graph.groups(own, t.steps):
-        reach = 0
-        for p in group:
-            reach |= bit[p]
+    step_bits = t.step_bits
+    while remaining:
+        # One connected-or-adjacent group of own cubes, grown from its lowest position.
+        reach = frontier = remaining & -remaining
+        group = []
+        while frontier:
+            remaining ^= frontier
+            grow = 0
+            while frontier:
+                low = frontier & -frontier
+                p = low.bit_length() - 1
+                group.append(p)
+                grow |= step_bits[p]
+                frontier ^= low
+            frontier = grow & remaining
+            reach |= frontier
         spots = tuple([d for d in open_spots if entry_bits[d] & reach])
         if not spots:
             continue
@@ -758,7 +807,7 @@ def _destinations(t: _Tables, board: bytes, colour: int) -> Targets:
                 targets = tuple([d for d in spots if not bit[d] & cut])
                 if targets:
                     found[source] = targets
-    return found
+    return dict(sorted(found.items()))
 
 
 _OCCUPIED = b"011" + bytes(253)
@@ -799,33 +848,41 @@ def _check_shift(
     return column
 
 
-def _has_path(t: _Tables, board: bytes, start: int, win_height: int) -> bool:
-    """Whether the cube on ``start`` belongs to a face-connected group of its colour that
-    touches sides U, V and W (§4.4)."""
-    colour = board[start]
-    if not colour:
-        return False
-    sides = t.side_map(win_height)
-    contacts = t.g.contacts
-    for q in contacts[start]:
-        if board[q] == colour:
-            break
-    else:
-        return sides.get(start) == _ALL_SIDES  # a lone cube (only at the apex or size 1)
-    group = graph.flood(start, contacts, lambda q: board[q] == colour)
-    return graph.connects(group, sides, _ALL_SIDES)
+def _has_path(t: _Tables, start: int, own: int, sides: tuple[int, int, int]) -> bool:
+    """Whether the cube on ``start`` belongs to a face-connected group of its colour (the
+    positions ``own``) that touches sides U, V and W (the bit sets ``sides``, §4.4)."""
+    contact_bits = t.contact_bits
+    group = frontier = t.bit[start]
+    while frontier:
+        grow = 0
+        while frontier:
+            low = frontier & -frontier
+            grow |= contact_bits[low.bit_length() - 1]
+            frontier ^= low
+        frontier = grow & own & ~group
+        group |= frontier
+    u, v, w = sides
+    return bool(group & u and group & v and group & w)
 
 
 def _paths(t: _Tables, board: bytes, starts: Sequence[int], win_height: int) -> set[int]:
     """The colours among the cubes on ``starts`` that have a winning path through them."""
     found: set[int] = set()
+    sides = t.side_bits(win_height)
     for p in starts:
-        if board[p] and board[p] not in found and _has_path(t, board, p, win_height):
-            found.add(board[p])
+        colour = board[p]
+        if colour and colour not in found and _has_path(t, p, _bits(board, colour), sides):
+            found.add(colour)
     return found
 
 
-_ALL_SIDES = frozenset(trigrid.SIDES)
+def _bits(board: bytes, colour: int) -> int:
+    """The positions holding ``colour`` as a bit set (bit p for position p)."""
+    return int(board.translate(_OWNED[colour])[::-1], 2)
+
+
+_OWNED = (b"", b"010" + bytes(253), b"001" + bytes(253))
+"""``bytes.translate`` tables by colour: owner code to the digit 1 for that colour, else 0."""
 
 
 def _can_add(t: _Tables, board: bytes, seat: Seat, supply: tuple[int, int]) -> bool:
