@@ -1,5 +1,8 @@
 """A Python client of the game server: guests, join or watch, move, and a synced copy of rooms.
 
+It also follows the lobby (a snapshot, then events applied by :func:`apply_lobby_event`) and
+makes, accepts, declines and cancels challenges.
+
 Tests, the benchmark and bots use it.  Each joined room is kept as a :class:`RoomView` whose
 ``doc`` is the server's room state: a snapshot replaces it, a diff applies only on top of the
 version before it, and a gap makes the client ask ``sync``.  Nothing here knows a game.
@@ -54,6 +57,36 @@ def guest(base_url: str) -> tuple[dict[str, Any], str]:
     return body["player"], body["token"]
 
 
+def apply_lobby_event(lobby: dict[str, Any], event: dict[str, Any], me: str) -> None:
+    """Apply one ``lobby_event`` to a lobby snapshot held by player ``me`` (in place)."""
+    kind = event["t"]
+    if kind == "challenge":
+        challenge = event["challenge"]
+        for name in ("open", "incoming", "outgoing"):
+            lobby[name] = [c for c in lobby[name] if c["id"] != challenge["id"]]
+        if challenge["status"] == "open":
+            if challenge["target"] is None:
+                lobby["open"].append(challenge)
+            elif challenge["target"]["id"] == me:
+                lobby["incoming"].append(challenge)
+            if challenge["challenger"]["id"] == me:
+                lobby["outgoing"].append(challenge)
+    elif kind in ("live", "finished"):
+        game = event["game"]
+        for name in ("live", "mine"):
+            lobby[name] = [g for g in lobby[name] if g["room_id"] != game["room_id"]]
+        if kind == "live":
+            lobby["live"].append(game)
+            if any(p["id"] == me for p in game["players"]):
+                lobby["mine"].append(game)
+    elif kind == "presence":
+        lobby["online"] = [p for p in lobby["online"] if p["player"]["id"] != event["player"]]
+        if event["presence"] is not None:
+            lobby["online"].append(event["presence"])
+    else:
+        raise protocol.FrameError(f"unknown lobby event {kind!r}")
+
+
 class Client:
     """One websocket to the server, with request ids, replies and synced room views."""
 
@@ -63,6 +96,9 @@ class Client:
         self.apply_diffs = apply_diffs
         self.player: dict[str, Any] | None = None
         self.rooms: dict[str, RoomView] = {}
+        self.lobby: dict[str, Any] | None = None
+        """The lobby as this client sees it, once it follows the lobby."""
+        self.lobby_events: list[dict[str, Any]] = []
         self.frames_received = 0
         self.on_diff: Callable[[str, int], None] | None = None
         self._ids = itertools.count(1)
@@ -159,6 +195,70 @@ class Client:
         )
         return int(reply["version"])
 
+    async def abort(self, room: str) -> int:
+        reply = await self.request(
+            {"t": "abort", "room": room, "version": self.rooms[room].version}
+        )
+        return int(reply["version"])
+
+    async def draw(self, room: str, action: str) -> int:
+        """Offer, accept or decline a draw (``action``)."""
+        body = {"t": "draw", "room": room, "version": self.rooms[room].version, "action": action}
+        reply = await self.request(body)
+        return int(reply["version"])
+
+    async def rematch(self, room: str) -> int:
+        reply = await self.request({"t": "rematch", "room": room})
+        return int(reply["version"])
+
+    async def follow_lobby(self) -> dict[str, Any]:
+        """Follow the lobby; returns the snapshot, kept up to date in ``self.lobby``."""
+        reply = await self.request({"t": "lobby"})
+        self.lobby = reply["lobby"]
+        return self.lobby
+
+    async def challenge(
+        self,
+        game: str,
+        options: str = "",
+        colour: str = "random",
+        rated: bool = False,
+        target: str | None = None,
+    ) -> dict[str, Any]:
+        """Make a challenge (open unless ``target`` names a player); returns it."""
+        body: dict[str, Any] = {
+            "t": "challenge",
+            "game": game,
+            "options": options,
+            "colour": colour,
+            "rated": rated,
+        }
+        if target is not None:
+            body["target"] = target
+        return dict((await self.request(body))["challenge"])
+
+    async def accept(self, challenge: str) -> str:
+        """Accept a challenge; returns the id of its room."""
+        return str((await self.request({"t": "accept", "challenge": challenge}))["room"])
+
+    async def decline(self, challenge: str) -> dict[str, Any]:
+        return dict((await self.request({"t": "decline", "challenge": challenge}))["challenge"])
+
+    async def cancel(self, challenge: str) -> dict[str, Any]:
+        return dict((await self.request({"t": "cancel", "challenge": challenge}))["challenge"])
+
+    async def wait_lobby(
+        self, predicate: Callable[[dict[str, Any]], bool], timeout: float = 10.0
+    ) -> dict[str, Any]:
+        """Wait until ``predicate(lobby)`` holds; raises TimeoutError."""
+        async with asyncio.timeout(timeout):
+            while True:
+                if self.lobby is not None and predicate(self.lobby):
+                    return self.lobby
+                if self.closed:
+                    raise ConnectionError("the connection is closed")
+                await asyncio.shield(self._changed)
+
     async def wait_for(
         self, room: str, predicate: Callable[[RoomView], bool], timeout: float = 10.0
     ) -> RoomView:
@@ -210,7 +310,13 @@ class Client:
             self.player = body["player"]
             if not self._welcome.done():
                 self._welcome.set_result(None)
-        elif kind in ("joined", "left", "ok", "error"):
+        elif kind == "lobby_event":
+            self.lobby_events.append(body["event"])
+            if self.lobby is not None and self.player is not None:
+                apply_lobby_event(self.lobby, body["event"], self.player["id"])
+        elif kind == "lobby" and body.get("ref") is None:
+            self.lobby = body["lobby"]  # the server lost its event stream: a fresh lobby
+        elif kind in ("joined", "left", "ok", "error", "lobby", "challenge", "accepted"):
             if kind == "joined":
                 view = self.rooms.get(body["room"])
                 if view is not None:

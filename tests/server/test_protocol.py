@@ -117,3 +117,49 @@ def test_every_message_type_has_one_class() -> None:
 def test_protocol_js_is_generated_from_protocol_py() -> None:
     """client_js/protocol.js is stale: run `python -m server.protocol`."""
     assert protocol.JS_PATH.read_text() == protocol.javascript()
+
+
+@pytest.mark.parametrize(
+    "body, expected",
+    [
+        ({"t": "abort", "id": 1, "room": "r", "version": 2}, protocol.ClientAbort(1, "r", 2)),
+        (
+            {"t": "draw", "id": 1, "room": "r", "version": 2, "action": "offer"},
+            protocol.ClientDraw(1, "r", 2, "offer"),
+        ),
+        ({"t": "rematch", "id": 1, "room": "r"}, protocol.ClientRematch(1, "r")),
+        ({"t": "lobby", "id": 1}, protocol.ClientLobby(1)),
+        (
+            {"t": "challenge", "id": 1, "game": "boche"},
+            protocol.ClientChallenge(1, "boche", "", "random", False, None, None),
+        ),
+        (
+            {"t": "challenge", "id": 1, "game": "boche", "rated": True, "target": "ann"},
+            protocol.ClientChallenge(1, "boche", "", "random", True, "ann", None),
+        ),
+        ({"t": "accept", "id": 1, "challenge": "c"}, protocol.ClientAccept(1, "c")),
+        ({"t": "decline", "id": 1, "challenge": "c"}, protocol.ClientDecline(1, "c")),
+        ({"t": "cancel", "id": 1, "challenge": "c"}, protocol.ClientCancel(1, "c")),
+    ],
+)
+def test_decode_reads_the_lobby_and_room_action_messages(
+    body: dict[str, Any], expected: object
+) -> None:
+    assert decode(frame(body)) == expected
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"t": "draw", "id": 1, "room": "r", "version": 2, "action": "maybe"},
+        {"t": "challenge", "id": 1, "game": "boche", "colour": "blue"},
+        {"t": "challenge", "id": 1, "game": "boche", "rated": 1},
+        {"t": "challenge", "id": 1, "game": "boche", "options": "x" * 300},
+        {"t": "accept", "id": 1, "challenge": "c" * 65},
+        {"t": "accept", "id": 1},
+    ],
+)
+def test_decode_refuses_bad_lobby_messages(body: dict[str, Any]) -> None:
+    with pytest.raises(MessageError) as refused:
+        decode(frame(body))
+    assert refused.value.ref == 1

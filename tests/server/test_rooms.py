@@ -10,16 +10,24 @@ from rules.api import IllegalMoveError, InvalidMoveError, Seat
 from server.errors import (
     BadOptionsError,
     BadRequestError,
+    CannotAbortError,
+    GameNotOverError,
     GameOverError,
+    NoOfferError,
     NotAPlayerError,
     NotYourTurnError,
     StaleVersionError,
     UnknownGameError,
 )
 from server.rooms import (
+    Abort,
+    Draw,
+    DrawOffered,
     GameEnded,
     Move,
     MovePlayed,
+    Rematch,
+    RematchAgreed,
     Resign,
     Room,
     SeatHolder,
@@ -28,6 +36,7 @@ from server.rooms import (
     SpectatorsChanged,
     decide,
     new_room,
+    rematch_room,
     room_doc,
     room_from_doc,
     seat_role,
@@ -160,3 +169,74 @@ def test_new_room_checks_the_game_options_and_id(ttt: ModuleType) -> None:
 def test_seat_role_names_the_seat_or_none(room: Room) -> None:
     assert seat_role(room, BOB.id) is Seat.SECOND
     assert seat_role(room, "p:eve") is None
+
+
+# --- abort, draw, rematch --------------------------------------------------------------------
+
+
+def test_abort_ends_without_a_winner_until_both_players_moved(room: Room) -> None:
+    one = play(room, "a1")
+    aborted = decide(one, Abort(BOB.id, one.version)).room
+    assert aborted.outcome is not None and aborted.outcome.winner is None
+    assert aborted.outcome.reason == "aborted"
+    two = play(room, "a1", "b1")
+    with pytest.raises(CannotAbortError):
+        decide(two, Abort(ANN.id, two.version))
+    with pytest.raises(NotAPlayerError):
+        decide(one, Abort("p:eve", one.version))
+
+
+def test_a_draw_offer_lapses_when_the_opponent_moves(room: Room) -> None:
+    offered = decide(room, Draw(ANN.id, 0, "offer")).room
+    assert offered.draw_offer == ANN.id
+    assert offered.position_version == 0  # an offer does not make the opponent's move stale
+    with pytest.raises(NoOfferError):
+        decide(offered, Draw(ANN.id, offered.version, "accept"))  # not one's own
+    still = play(offered, "a1")  # the offerer moved: the offer stands
+    assert still.draw_offer == ANN.id
+    lapsed = decide(still, Move(BOB.id, still.version, "b1"))
+    assert lapsed.room.draw_offer is None and DrawOffered(None) in lapsed.events
+
+
+def test_a_draw_accepted_or_offered_back_ends_the_game_drawn(room: Room) -> None:
+    offered = decide(room, Draw(ANN.id, 0, "offer")).room
+    for action in ("accept", "offer"):
+        drawn = decide(offered, Draw(BOB.id, offered.version, action)).room
+        assert drawn.outcome is not None
+        assert (drawn.outcome.winner, drawn.outcome.reason) == (None, "agreement")
+    declined = decide(offered, Draw(BOB.id, offered.version, "decline")).room
+    assert declined.draw_offer is None and declined.outcome is None
+    with pytest.raises(NoOfferError):
+        decide(declined, Draw(BOB.id, declined.version, "decline"))
+
+
+def test_a_rematch_needs_both_players_and_reverses_the_first_move(room: Room) -> None:
+    with pytest.raises(GameNotOverError):
+        decide(room, Rematch(ANN.id))
+    over = decide(play(room, "a1"), Resign(BOB.id, 1)).room
+    asked = decide(over, Rematch(BOB.id)).room
+    assert asked.rematch is None and asked.rematch_offers == (BOB.id,)
+    assert decide(asked, Rematch(BOB.id)).events == ()
+    with pytest.raises(NotAPlayerError):
+        decide(asked, Rematch("p:eve"))
+    agreed = decide(asked, Rematch(ANN.id))
+    assert agreed.room.rematch is not None
+    assert RematchAgreed(agreed.room.rematch) in agreed.events
+    new = rematch_room(agreed.room)
+    assert new.seats == (BOB, ANN) and new.id == agreed.room.rematch
+    assert room_from_doc(room_doc(agreed.room)) == agreed.room
+
+
+def test_a_rematch_after_a_swap_still_gives_the_first_move_to_the_other(ttt: ModuleType) -> None:
+    room = new_room("r2", "tictactoe", "-swap", (ANN, BOB))
+    swapped = play(room, "a1", "swap")
+    assert swapped.seats == (BOB, ANN)
+    over = decide(swapped, Resign(ANN.id, swapped.version)).room
+    agreed = decide(decide(over, Rematch(ANN.id)).room, Rematch(BOB.id)).room
+    assert rematch_room(agreed).seats == (BOB, ANN)  # ann moved first before; bob now
+
+
+def test_rooms_stored_before_draws_and_rematches_still_read(room: Room) -> None:
+    doc = room_doc(room)
+    del doc["draw_offer"], doc["rematch"]
+    assert room_from_doc(doc) == room
