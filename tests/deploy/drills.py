@@ -35,7 +35,7 @@ from typing import Any
 
 import msgpack
 import redis.asyncio as aioredis
-from websockets.exceptions import ConnectionClosed
+from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
 from lobby.identity import Player, issue_token, new_guest
 from rules import GAMES, find_game
@@ -172,6 +172,8 @@ class Link:
                     await client.join(room, version=view.version)
             except (OSError, ConnectionError, ConnectionClosed, TimeoutError) as error:
                 self.ledger.errors[type(error).__name__] += 1
+            except InvalidHandshake as error:  # HAProxy's 502/503 while a process fails over
+                self.ledger.errors[type(error).__name__] += 1
             except ServerReplyError as error:
                 if error.code not in RETRIED:
                     raise
@@ -182,7 +184,7 @@ class Link:
             if time.monotonic() > deadline:
                 raise TimeoutError(f"{self.player.id} could not reconnect")
             attempt += 1
-            await _backoff(attempt)
+            await backoff(attempt)
 
     async def wait_for(self, room: str, predicate: Callable[[RoomView], bool]) -> RoomView:
         deadline = time.monotonic() + WAIT_SECONDS
@@ -221,7 +223,7 @@ class Link:
                     raise
                 self.ledger.errors[error.code] += 1
                 attempt += 1
-                await _backoff(attempt)
+                await backoff(attempt)
             except (ConnectionError, ConnectionClosed, TimeoutError) as error:
                 self.ledger.errors[type(error).__name__] += 1
                 await self.reconnect()
@@ -233,7 +235,7 @@ class Link:
             await self.client.close()
 
 
-async def _backoff(attempt: int) -> None:
+async def backoff(attempt: int) -> None:
     """The client's retry policy after a refusal that says "resend": a growing pause."""
     await asyncio.sleep(min(0.5, 0.01 * 2**attempt))
 
@@ -442,7 +444,7 @@ async def load_drill(topology: Topology, games: int = 24, spectators: int = 1) -
     redis = aioredis.Redis.from_url(topology.redis_url)
     tables = await set_tables(topology, redis, ledger, games, spectators)
     try:
-        await asyncio.gather(*(play_table(t, ledger) for t in tables))
+        await gather_or_fail([asyncio.create_task(play_table(t, ledger)) for t in tables])
         await settle(tables, topology.redis_url)
         report.seconds = time.perf_counter() - started
         for table in tables:
@@ -567,7 +569,7 @@ async def slow_spectator_drill(
             tables = await set_tables(topology, redis, ledger, games, 0)
             all_tables += tables
             await asyncio.to_thread(stuck.watch, [t.room for t in tables])
-            await asyncio.gather(*(play_table(t, ledger) for t in tables))
+            await gather_or_fail([asyncio.create_task(play_table(t, ledger)) for t in tables])
             await settle(tables, topology.redis_url)
             await close_all(tables)
             if (await asyncio.to_thread(metrics, topology, index)).get(closed_key, 0):
@@ -675,20 +677,34 @@ def process_rss_mb(pid: int) -> float:
 
 
 async def wait_or_fail(event: asyncio.Event, tasks: list[asyncio.Task[None]]) -> None:
-    """Wait for ``event``, failing at once if a task fails first."""
+    """Wait for ``event``; if a task fails first, cancel them all and raise its error."""
     waiter = asyncio.create_task(event.wait())
-    pending = {waiter, *tasks}
-    async with asyncio.timeout(WAIT_SECONDS):
-        while not waiter.done():
-            done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
-            for task in done:
-                if task is not waiter:
-                    task.result()
+    pending: set[asyncio.Task[Any]] = {waiter, *tasks}
+    try:
+        async with asyncio.timeout(WAIT_SECONDS):
+            while not waiter.done():
+                done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+                for task in done:
+                    if task is not waiter:
+                        task.result()
+    except BaseException:
+        waiter.cancel()
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(waiter, *tasks, return_exceptions=True)
+        raise
 
 
 async def gather_or_fail(tasks: list[asyncio.Task[None]]) -> None:
-    async with asyncio.timeout(2 * WAIT_SECONDS):
-        await asyncio.gather(*tasks)
+    """Wait for every task; on the first failure cancel the others, then raise it."""
+    try:
+        async with asyncio.timeout(2 * WAIT_SECONDS):
+            await asyncio.gather(*tasks)
+    except BaseException:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        raise
 
 
 async def close_all(tables: list[Table]) -> None:

@@ -97,6 +97,7 @@ class Process:
     ready_line: str | None = None
     popen: subprocess.Popen[str] | None = None
     lines: list[str] = field(default_factory=list)
+    drain_thread: threading.Thread | None = None
 
     def start(self) -> None:
         self.lines = []
@@ -114,7 +115,7 @@ class Process:
         assert stdout is not None
 
         def drain() -> None:  # keeps the pipe empty so the child never blocks on it
-            with self.log_path.open("a") as log:
+            with stdout, self.log_path.open("a") as log:
                 for line in stdout:
                     log.write(line)
                     log.flush()
@@ -123,7 +124,8 @@ class Process:
                         ready.set()
             ready.set()
 
-        threading.Thread(target=drain, name=f"drain-{self.name}", daemon=True).start()
+        self.drain_thread = threading.Thread(target=drain, name=f"drain-{self.name}", daemon=True)
+        self.drain_thread.start()
         if self.ready_line is not None:
             ready.wait(STARTUP_SECONDS)
             if not any(line.startswith(self.ready_line) for line in self.lines):
@@ -144,7 +146,13 @@ class Process:
         if self.popen is not None:
             self.popen.kill()
             self.popen.wait(20)
-            self.popen = None
+            self._reaped()
+
+    def _reaped(self) -> None:
+        """The child has exited: its output ends, and the reading thread with it."""
+        if self.drain_thread is not None:
+            self.drain_thread.join(10)
+        self.popen = None
 
     def terminate(self) -> None:
         """SIGTERM, then SIGKILL if it does not stop."""
@@ -155,7 +163,7 @@ class Process:
             except subprocess.TimeoutExpired:
                 self.popen.kill()
                 self.popen.wait(20)
-            self.popen = None
+            self._reaped()
 
 
 class Topology:
