@@ -1,7 +1,9 @@
 // One websocket to the game server (docs/protocol.md): msgpack binary frames, request ids
 // whose replies are matched by `ref`, a synced copy of every joined room (a diff applies only
 // on top of the version before it; a gap asks `sync`), and reconnection with backoff that
-// joins every room again from its last version, without reloading the page.
+// joins every room again from its last version, without reloading the page.  It also follows
+// the lobby: a snapshot, then events applied by applyLobbyEvent, and a fresh snapshot after
+// every reconnection.
 // Imports the generated protocol constants, the diff twin and the vendored msgpack only.
 
 import { decode, encode } from "./vendor/msgpack/index.mjs";
@@ -39,6 +41,7 @@ class Connection {
   /**
    * `url` is ws(s)://host/ws; `token` the session token.  Callbacks (all optional):
    * onStatus(status, detail), onWelcome(player), onRoom(roomId, doc, version),
+   * onLobby(lobby, event) when the lobby changes (event null for a snapshot),
    * onError(error) for errors that belong to no pending request.
    */
   constructor(url, token, callbacks = {}) {
@@ -53,6 +56,8 @@ class Connection {
     this.attempts = 0;
     this.timer = null;
     this.stopped = false;
+    this.lobby = null; // the lobby as the server last described it, once followed
+    this.followingLobby = false;
   }
 
   /** Opens the socket; reconnects by itself until close() is called. */
@@ -87,6 +92,47 @@ class Connection {
 
   resign(roomId) {
     return this.request({ t: MsgType.RESIGN, room: roomId, version: this.version(roomId) }, true);
+  }
+
+  abort(roomId) {
+    return this.request({ t: MsgType.ABORT, room: roomId, version: this.version(roomId) }, true);
+  }
+
+  /** Offers, accepts or declines a draw (`action` is a DrawAction value). */
+  draw(roomId, action) {
+    return this.request({ t: MsgType.DRAW, room: roomId, version: this.version(roomId), action }, true);
+  }
+
+  rematch(roomId) {
+    return this.request({ t: MsgType.REMATCH, room: roomId }, true);
+  }
+
+  /** Follows the lobby (again after every reconnection); resolves with the snapshot. */
+  async followLobby() {
+    this.followingLobby = true;
+    const reply = await this.request({ t: MsgType.LOBBY }, false);
+    this.lobbySnapshot(reply.lobby);
+    return this.lobby;
+  }
+
+  /** Makes a challenge: {game, options, colour, rated, target?}; resolves with it. */
+  async challenge(fields) {
+    const body = { t: MsgType.CHALLENGE, game: fields.game, options: fields.options ?? "", colour: fields.colour ?? "random", rated: Boolean(fields.rated) };
+    if (fields.target) body.target = fields.target;
+    return (await this.request(body, false)).challenge;
+  }
+
+  /** Accepts a challenge; resolves with the id of its room. */
+  async accept(challengeId) {
+    return (await this.request({ t: MsgType.ACCEPT, challenge: challengeId }, false)).room;
+  }
+
+  async decline(challengeId) {
+    return (await this.request({ t: MsgType.DECLINE, challenge: challengeId }, false)).challenge;
+  }
+
+  async cancel(challengeId) {
+    return (await this.request({ t: MsgType.CANCEL, challenge: challengeId }, false)).challenge;
   }
 
   version(roomId) {
@@ -163,6 +209,11 @@ class Connection {
     for (const entry of this.pending.values()) {
       if (entry.body.t !== MsgType.JOIN) this.send(entry.body);
     }
+    // Lobby events were missed while away: a fresh snapshot replaces the lobby.
+    const lobbyQueued = [...this.pending.values()].some((e) => e.body.t === MsgType.LOBBY);
+    if (this.followingLobby && !lobbyQueued) {
+      this.request({ t: MsgType.LOBBY }, false).then((reply) => this.lobbySnapshot(reply.lobby)).catch((error) => this.report(error));
+    }
   }
 
   send(body) {
@@ -191,7 +242,19 @@ class Connection {
       }
       case MsgType.LEFT:
       case MsgType.OK:
+      case MsgType.CHALLENGE:
+      case MsgType.ACCEPTED:
         this.reply(body);
+        break;
+      case MsgType.LOBBY:
+        if (body.ref === null || body.ref === undefined) this.lobbySnapshot(body.lobby);
+        else this.reply(body);
+        break;
+      case MsgType.LOBBY_EVENT:
+        if (this.lobby !== null && this.player !== null) {
+          applyLobbyEvent(this.lobby, body.event, this.player.id);
+          if (this.callbacks.onLobby) this.callbacks.onLobby(this.lobby, body.event);
+        }
         break;
       case MsgType.ERROR:
         this.reply(body);
@@ -252,6 +315,11 @@ class Connection {
     if (this.callbacks.onRoom) this.callbacks.onRoom(roomId, room.doc, room.version);
   }
 
+  lobbySnapshot(lobby) {
+    this.lobby = lobby;
+    if (this.callbacks.onLobby) this.callbacks.onLobby(lobby, null);
+  }
+
   failPending(error) {
     for (const entry of this.pending.values()) entry.reject(error);
     this.pending.clear();
@@ -264,6 +332,41 @@ class Connection {
   setStatus(status, detail = "") {
     this.status = status;
     if (this.callbacks.onStatus) this.callbacks.onStatus(status, detail);
+  }
+}
+
+/**
+ * Applies one lobby event to a lobby snapshot held by player `me`, in place (the twin of
+ * server/client.py apply_lobby_event).
+ */
+function applyLobbyEvent(lobby, event, me) {
+  switch (event.t) {
+    case "challenge": {
+      const challenge = event.challenge;
+      for (const name of ["open", "incoming", "outgoing"]) lobby[name] = lobby[name].filter((c) => c.id !== challenge.id);
+      if (challenge.status === "open") {
+        if (challenge.target === null) lobby.open.push(challenge);
+        else if (challenge.target.id === me) lobby.incoming.push(challenge);
+        if (challenge.challenger.id === me) lobby.outgoing.push(challenge);
+      }
+      break;
+    }
+    case "live":
+    case "finished": {
+      const game = event.game;
+      for (const name of ["live", "mine"]) lobby[name] = lobby[name].filter((g) => g.room_id !== game.room_id);
+      if (event.t === "live") {
+        lobby.live.push(game);
+        if (game.players.some((p) => p.id === me)) lobby.mine.push(game);
+      }
+      break;
+    }
+    case "presence":
+      lobby.online = lobby.online.filter((p) => p.player.id !== event.player);
+      if (event.presence !== null) lobby.online.push(event.presence);
+      break;
+    default:
+      throw new Error(`unknown lobby event ${JSON.stringify(event.t)}`);
   }
 }
 
@@ -316,9 +419,38 @@ function errorTitle(code) {
     case ErrorCode.UNKNOWN_GAME:
     case ErrorCode.BAD_OPTIONS:
       return "Cannot create that game";
+    case ErrorCode.CANNOT_ABORT:
+      return "Too late to abort";
+    case ErrorCode.NO_OFFER:
+      return "No draw offer";
+    case ErrorCode.GAME_NOT_OVER:
+      return "The game is still on";
+    case ErrorCode.UNKNOWN_PLAYER:
+      return "No such player";
+    case ErrorCode.UNKNOWN_CHALLENGE:
+    case ErrorCode.CHALLENGE_CLOSED:
+    case ErrorCode.CHALLENGE_EXPIRED:
+      return "That challenge is gone";
+    case ErrorCode.ALREADY_ACCEPTED:
+      return "Someone accepted it first";
+    case ErrorCode.OWN_CHALLENGE:
+      return "That is your own challenge";
+    case ErrorCode.NOT_TARGET:
+    case ErrorCode.NOT_CHALLENGER:
+      return "Not your challenge";
+    case ErrorCode.GUEST_RATED:
+      return "Guests play casual games";
+    case ErrorCode.LIMIT_REACHED:
+      return "Too many challenges";
+    case ErrorCode.BAD_CREDENTIALS:
+      return "Wrong name or password";
+    case ErrorCode.NAME_TAKEN:
+    case ErrorCode.BAD_NAME:
+    case ErrorCode.WEAK_PASSWORD:
+      return "Cannot register";
     default:
       return "Error";
   }
 }
 
-export { Connection, ServerError, Status, errorTitle };
+export { Connection, ServerError, Status, applyLobbyEvent, errorTitle };

@@ -1,8 +1,11 @@
-// The page's entry point: the session token (a one-click guest when there is none), the one
-// connection, and the route from the address (#/room/<id> is a game page; the lobby page
-// will sit beside it).  Imports connection.js and room.js.
+// The page's entry point: the session token (a one-click guest, or an account's login or
+// registration, when there is none), the one connection, which follows the lobby on every
+// page, and the route from the address (#/room/<id> is a game page, #/ the lobby).  When a
+// challenge of ours is accepted, the page goes to its room.
+// Imports connection.js, lobby.js and room.js.
 
 import { Connection, Status } from "./connection.js";
+import { LobbyPage } from "./lobby.js";
 import { RoomPage, element } from "./room.js";
 
 const TOKEN_KEY = "browne-games.token";
@@ -43,7 +46,8 @@ function route() {
       page.open();
       break;
     case "home":
-      showHome();
+      page = new LobbyPage(app, connection);
+      page.open();
       break;
     default:
       throw new Error(`unknown route ${target.name}`);
@@ -61,6 +65,14 @@ function connect(token) {
     onRoom: (roomId, doc) => {
       if (page !== null && page.roomId === roomId) page.update(doc);
     },
+    onLobby: (lobby, event) => {
+      if (page instanceof LobbyPage) page.update(lobby);
+      // Our challenge was accepted: its room (same id) is where we play now.
+      const challenge = event?.t === "challenge" ? event.challenge : null;
+      if (challenge !== null && challenge.status === "accepted" && challenge.challenger.id === connection.player?.id) {
+        location.hash = `#/room/${encodeURIComponent(challenge.id)}`;
+      }
+    },
     onError: (error) => {
       if (page !== null) page.showError(error);
     },
@@ -68,6 +80,7 @@ function connect(token) {
   // A handle for debugging from the console (and for the browser tests).
   window.browneGames = { connection };
   connection.open();
+  connection.followLobby().catch(() => {}); // followed again after every reconnection
 }
 
 function showStatus(status, detail) {
@@ -82,41 +95,54 @@ function showStatus(status, detail) {
 }
 
 function showSignIn(reason = "") {
-  const button = element("button", { type: "button", class: "guest" }, ["Play as a guest"]);
   const message = element("p", { class: "sign-in-error", role: "alert" });
-  button.addEventListener("click", async () => {
+  const signIn = async (url, body) => {
+    const response = await fetch(url, { method: "POST", headers: { "Content-Type": "application/json" }, body: body === null ? "" : JSON.stringify(body) });
+    const answer = await response.json().catch(() => ({}));
+    if (!response.ok) throw new Error(answer.message ?? `the server answered ${response.status}`);
+    localStorage.setItem(TOKEN_KEY, answer.token);
+    route();
+  };
+  const guard = (button, run) => async () => {
     button.disabled = true;
     try {
-      const response = await fetch("/api/guest", { method: "POST" });
-      if (!response.ok) throw new Error(`the server answered ${response.status}`);
-      const body = await response.json();
-      localStorage.setItem(TOKEN_KEY, body.token);
-      route();
+      await run();
     } catch (error) {
       message.textContent = `Could not sign in: ${error.message}`;
       button.disabled = false;
     }
+  };
+  const guest = element("button", { type: "button", class: "guest" }, ["Play as a guest"]);
+  guest.addEventListener("click", guard(guest, () => signIn("/api/guest", null)));
+  const name = element("input", { id: "account-name", name: "name", autocomplete: "username", required: "" });
+  const password = element("input", { id: "account-password", name: "password", type: "password", autocomplete: "current-password", required: "" });
+  const login = element("button", { type: "submit", class: "login" }, ["Log in"]);
+  const register = element("button", { type: "button", class: "register" }, ["Register"]);
+  const form = element("form", { class: "account" }, [
+    element("label", { for: "account-name" }, ["Name "]),
+    name,
+    element("label", { for: "account-password" }, ["Password "]),
+    password,
+    element("div", { class: "account-buttons" }, [login, register]),
+  ]);
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    guard(login, () => signIn("/api/login", { name: name.value.trim(), password: password.value }))();
+  });
+  register.addEventListener("click", () => {
+    if (!form.reportValidity()) return;
+    guard(register, () => signIn("/api/register", { name: name.value.trim(), password: password.value }))();
   });
   const lines = [element("h1", {}, ["Sign in"])];
   if (reason) lines.push(element("p", {}, [`Your session ended: ${reason}.`]));
-  lines.push(element("p", {}, ["Guests get a generated name and may play and watch at once."]), button, message);
-  app.replaceChildren(element("section", { class: "sign-in" }, lines));
-}
-
-function showHome() {
-  const input = element("input", { name: "room", required: "", autocomplete: "off", "aria-label": "Game id" });
-  const form = element("form", { class: "open-room" }, [element("label", {}, ["Game id ", input]), element("button", { type: "submit" }, ["Open"])]);
-  form.addEventListener("submit", (event) => {
-    event.preventDefault();
-    location.hash = `#/room/${encodeURIComponent(input.value.trim())}`;
-  });
-  app.replaceChildren(
-    element("section", { class: "home" }, [
-      element("h1", {}, ["Boche, Che, Osbox, Ankor and Marque"]),
-      element("p", {}, ["Open a game by its id to play or watch it."]),
-      form,
-    ]),
+  lines.push(
+    element("p", {}, ["Guests get a generated name and may play casual games and watch at once."]),
+    guest,
+    element("h2", {}, ["Or with an account"]),
+    form,
+    message,
   );
+  app.replaceChildren(element("section", { class: "sign-in" }, lines));
 }
 
 window.addEventListener("hashchange", route);

@@ -1,12 +1,14 @@
 // The game page of one room: the board (drawn by the game's module through board.js), the
 // players and their colours after any swap, whose turn, the move list, the spectator count,
-// the swap and resign buttons, a move typed as text, and every error the server sends.
+// the swap, resign, abort, draw and rematch buttons, a move typed as text, and every error
+// the server sends.
 // A move is built from the legal move texts of to_data: each click narrows them, and a
 // palette offers the moves that the clicks so far complete.  Knows no rules.
 // Imports board.js, connection.js (errors) and the game modules.
 
 import { BoardView } from "./board.js";
 import { errorTitle } from "./connection.js";
+import { DrawAction } from "./protocol.js";
 import * as ankor from "./games/ankor.js";
 import * as boche from "./games/boche.js";
 import * as che from "./games/che.js";
@@ -44,6 +46,19 @@ class RoomPage {
     this.swapButton.addEventListener("click", () => this.send(SWAP));
     this.resignButton = h("button", { type: "button", class: "resign", hidden: "" }, ["Resign"]);
     this.resignButton.addEventListener("click", () => this.resignClicked());
+    this.abortButton = h("button", { type: "button", class: "abort", hidden: "" }, ["Abort"]);
+    this.abortButton.addEventListener("click", () => this.action(() => this.connection.abort(this.roomId)));
+    this.drawButton = h("button", { type: "button", class: "draw-offer", hidden: "" }, ["Offer a draw"]);
+    this.drawButton.addEventListener("click", () => this.action(() => this.connection.draw(this.roomId, DrawAction.OFFER)));
+    this.drawAccept = h("button", { type: "button", class: "draw-accept", hidden: "" }, ["Accept the draw"]);
+    this.drawAccept.addEventListener("click", () => this.action(() => this.connection.draw(this.roomId, DrawAction.ACCEPT)));
+    this.drawDecline = h("button", { type: "button", class: "draw-decline", hidden: "" }, ["Decline the draw"]);
+    this.drawDecline.addEventListener("click", () => this.action(() => this.connection.draw(this.roomId, DrawAction.DECLINE)));
+    this.rematchButton = h("button", { type: "button", class: "rematch", hidden: "" }, ["Rematch"]);
+    this.rematchButton.addEventListener("click", () => this.action(() => this.connection.rematch(this.roomId)));
+    this.offerLine = h("p", { class: "offer", "aria-live": "polite" });
+    this.rematchLink = h("a", { class: "rematch-link", hidden: "" }, ["Go to the rematch"]);
+    this.recordLink = h("a", { class: "record-link", href: `/api/rooms/${encodeURIComponent(this.roomId)}/record.txt`, download: `${this.roomId}.txt` }, ["Download the record"]);
     this.moveInput = h("input", { name: "move", autocomplete: "off", spellcheck: "false", "aria-label": "Move in the game's notation" });
     const typed = h("form", { class: "typed-move" }, [h("label", {}, ["Move ", this.moveInput]), h("button", { type: "submit" }, ["Play"])]);
     typed.addEventListener("submit", (event) => {
@@ -57,11 +72,14 @@ class RoomPage {
     const aside = h("aside", { class: "side-panel" }, [
       this.players,
       this.spectators,
-      h("div", { class: "controls" }, [this.swapButton, this.resignButton]),
+      h("div", { class: "controls" }, [this.swapButton, this.resignButton, this.abortButton, this.drawButton, this.drawAccept, this.drawDecline, this.rematchButton]),
+      this.offerLine,
+      this.rematchLink,
       typed,
       this.errors,
       h("h2", {}, ["Moves"]),
       this.moves,
+      this.recordLink,
     ]);
     const main = h("div", { class: "play-area" }, [this.boardWrap, this.palette]);
     root.replaceChildren(h("section", { class: "room" }, [h("header", {}, [this.title, this.statusLine, this.lastMove]), h("div", { class: "room-layout" }, [main, aside])]));
@@ -104,6 +122,7 @@ class RoomPage {
     const myTurn = playing && doc.to_move === seat;
     this.swapButton.hidden = !(myTurn && (doc.data.legal ?? []).includes(SWAP));
     this.resignButton.hidden = !playing;
+    this.renderActions(seat, playing);
     this.typedForm.hidden = !myTurn;
     if (this.game === null) {
       this.statusLine.textContent = `This page cannot draw the game ${doc.game}.`;
@@ -195,6 +214,47 @@ class RoomPage {
     } finally {
       this.sending = false;
       this.render();
+    }
+  }
+
+  /** Abort, draw and rematch: which apply, and what the opponent offers. */
+  renderActions(seat, playing) {
+    const doc = this.doc;
+    const me = this.connection.player?.id ?? null;
+    const offer = doc.draw_offer ?? null;
+    const theirs = playing && offer !== null && offer !== me;
+    this.abortButton.hidden = !(playing && doc.record.length < 2);
+    this.drawButton.hidden = !playing || offer !== null;
+    this.drawAccept.hidden = !theirs;
+    this.drawDecline.hidden = !theirs;
+    const rematch = doc.rematch ?? { offers: [], room: null };
+    const over = doc.outcome !== null;
+    this.rematchButton.hidden = !(over && seat !== null && rematch.room === null && !rematch.offers.includes(me));
+    let line = "";
+    if (theirs) line = "Your opponent offers a draw.";
+    else if (playing && offer === me) line = "You offered a draw.";
+    else if (over && rematch.room === null && rematch.offers.length > 0) line = rematch.offers.includes(me) ? "You asked for a rematch." : "Your opponent asks for a rematch.";
+    this.offerLine.textContent = line;
+    this.rematchLink.hidden = rematch.room === null;
+    const agreedNow = this.rematchRoom === null && rematch.room !== null;
+    if (this.rematchRoom === undefined || agreedNow) this.rematchRoom = rematch.room;
+    if (rematch.room !== null) {
+      this.rematchLink.href = `#/room/${encodeURIComponent(rematch.room)}`;
+      // Both players just agreed: the players go on to the new game.
+      if (agreedNow && seat !== null) {
+        setTimeout(() => {
+          location.hash = this.rematchLink.getAttribute("href");
+        }, 0);
+      }
+    }
+  }
+
+  async action(request) {
+    try {
+      await request();
+      this.clearErrors();
+    } catch (error) {
+      this.showError(error);
     }
   }
 

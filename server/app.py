@@ -12,6 +12,7 @@ The composition root: imports Starlette, redis and the other server modules.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import secrets
 import time
@@ -168,6 +169,7 @@ def create_app(settings: Settings) -> Starlette:
                         "name": rules.NAME,
                         "seats": list(rules.SEAT_NAMES),
                         "flags": describe_flags(rules.FLAGS),
+                        "defaults": _defaults(rules.parse_options("")),
                     }
                     for rules in GAMES.values()
                 ]
@@ -273,6 +275,13 @@ def _error_response(error: LobbyError | ClientError) -> JSONResponse:
         status_code=status,
         headers=headers,
     )
+
+
+def _defaults(options: object) -> dict[str, object]:
+    """A game's default options by field, so a form can start from them and send only
+    changes."""
+    assert dataclasses.is_dataclass(options)
+    return {f.name: getattr(options, f.name) for f in dataclasses.fields(options)}
 
 
 def _summary(data: dict[str, object]) -> dict[str, object]:

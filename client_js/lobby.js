@@ -1,0 +1,223 @@
+// The lobby page (#/): make a challenge (game, each of its options from /api/games starting
+// at its default, colour, rated or casual, to a named player or open to all), the challenges
+// to you and yours, the open challenges, your games, the live games to watch, and who is
+// online; every list follows the lobby feed of the connection.  Knows no rules: the option
+// form is built from the flags the server describes.
+// Imports connection.js (error titles) and room.js (element).
+
+import { errorTitle } from "./connection.js";
+import { element } from "./room.js";
+
+const TITLES = Object.freeze({ ankor: "Ankor", boche: "Boche", che: "Che", marque: "Marque", osbox: "Osbox" });
+const COLOURS = Object.freeze([
+  ["random", "Random"],
+  ["mine", "I move first"],
+  ["theirs", "They move first"],
+]);
+
+const FIRST_MOVE = Object.freeze({ mine: "challenger moves first", theirs: "accepter moves first", random: "first move by lot" });
+
+class LobbyPage {
+  /** Shows the lobby in `root`, through `connection` (already open or reconnecting). */
+  constructor(root, connection) {
+    this.connection = connection;
+    this.games = [];
+    this.build(root);
+  }
+
+  build(root) {
+    const h = element;
+    this.gameSelect = h("select", { name: "game", id: "challenge-game" });
+    this.gameSelect.addEventListener("change", () => this.renderOptions());
+    this.optionsBox = h("fieldset", { class: "game-options" });
+    this.colourBox = h("fieldset", { class: "colour" }, [
+      h("legend", {}, ["Colour"]),
+      ...COLOURS.map(([value, label], index) => {
+        const input = h("input", { type: "radio", name: "colour", value, id: `colour-${value}` });
+        if (index === 0) input.checked = true;
+        return h("label", { for: `colour-${value}` }, [input, ` ${label}`]);
+      }),
+    ]);
+    this.rated = h("input", { type: "checkbox", name: "rated", id: "challenge-rated" });
+    this.target = h("input", { name: "target", id: "challenge-target", autocomplete: "off", placeholder: "anyone" });
+    this.form = h("form", { class: "challenge-form", "aria-labelledby": "make-challenge" }, [
+      h("h2", { id: "make-challenge" }, ["Make a challenge"]),
+      h("label", { for: "challenge-game" }, ["Game "]),
+      this.gameSelect,
+      this.optionsBox,
+      this.colourBox,
+      h("label", { for: "challenge-rated", class: "rated" }, [this.rated, " Rated"]),
+      h("label", { for: "challenge-target" }, ["Opponent (a name, or empty for an open challenge) "]),
+      this.target,
+      h("button", { type: "submit" }, ["Challenge"]),
+    ]);
+    this.form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      this.submit();
+    });
+    this.errors = h("div", { class: "errors", role: "alert" });
+    this.incoming = h("ul", { class: "incoming", "aria-label": "Challenges to you" });
+    this.openList = h("ul", { class: "open-challenges", "aria-label": "Open challenges" });
+    this.outgoing = h("ul", { class: "outgoing", "aria-label": "Your challenges" });
+    this.mine = h("ul", { class: "my-games", "aria-label": "Your games" });
+    this.live = h("ul", { class: "live-games", "aria-label": "Live games" });
+    this.online = h("ul", { class: "online", "aria-label": "Online" });
+    const list = (title, node) => h("section", { class: "lobby-list" }, [h("h2", {}, [title]), node]);
+    root.replaceChildren(
+      h("section", { class: "lobby" }, [
+        h("h1", {}, ["Lobby"]),
+        this.errors,
+        h("div", { class: "lobby-layout" }, [
+          h("div", { class: "lobby-column" }, [this.form]),
+          h("div", { class: "lobby-column" }, [
+            list("Challenges to you", this.incoming),
+            list("Open challenges", this.openList),
+            list("Your challenges", this.outgoing),
+            list("Your games", this.mine),
+          ]),
+          h("div", { class: "lobby-column" }, [list("Live games", this.live), list("Online", this.online)]),
+        ]),
+      ]),
+    );
+  }
+
+  /** Loads the games and follows the lobby; errors are shown on the page. */
+  async open() {
+    try {
+      const response = await fetch("/api/games");
+      if (!response.ok) throw new Error(`the server answered ${response.status}`);
+      this.games = (await response.json()).games;
+      this.gameSelect.replaceChildren(...this.games.map((g) => element("option", { value: g.name }, [TITLES[g.name] ?? g.name])));
+      this.renderOptions();
+    } catch (error) {
+      this.showError(error);
+    }
+    if (this.connection.lobby !== null) this.update(this.connection.lobby);
+    try {
+      await this.connection.followLobby();
+    } catch (error) {
+      this.showError(error);
+    }
+  }
+
+  /** The option inputs of the chosen game: one per option field, starting at its default. */
+  renderOptions() {
+    const game = this.games.find((g) => g.name === this.gameSelect.value);
+    const inputs = [element("legend", {}, ["Options"])];
+    this.optionFields = [];
+    if (game !== undefined) {
+      const fields = new Map();
+      for (const flag of game.flags) {
+        if (!fields.has(flag.field)) fields.set(flag.field, []);
+        fields.get(flag.field).push(flag);
+      }
+      for (const [field, flags] of fields) inputs.push(this.optionInput(game, field, flags));
+    }
+    this.optionsBox.replaceChildren(...inputs);
+    this.rated.disabled = this.connection.player?.guest ?? true;
+  }
+
+  optionInput(game, field, flags) {
+    const id = `option-${field}`;
+    const initial = game.defaults[field];
+    const number = flags.find((f) => f.takes_number);
+    if (number !== undefined) {
+      const attrs = { type: "number", id, name: field, value: String(initial) };
+      if (number.minimum !== null) attrs.min = String(number.minimum);
+      if (number.maximum !== null) attrs.max = String(number.maximum);
+      const input = element("input", attrs);
+      this.optionFields.push(() => (input.value !== "" && Number(input.value) !== initial ? `-${number.name}=${input.value}` : ""));
+      return element("label", { for: id, class: "option", title: number.help }, [`${field.replaceAll("_", " ")} `, input]);
+    }
+    const select = element("select", { id, name: field });
+    const choices = flags.map((flag) => ({ text: flag.name.replaceAll("_", " "), flag: flag.value === initial ? "" : `-${flag.name}`, help: flag.help }));
+    if (!flags.some((f) => f.value === initial)) choices.unshift({ text: `default (${String(initial)})`, flag: "", help: "" });
+    for (const choice of choices) {
+      select.append(element("option", { value: choice.flag, title: choice.help }, [choice.text]));
+    }
+    select.selectedIndex = choices.findIndex((c) => c.flag === "");
+    this.optionFields.push(() => select.value);
+    return element("label", { for: id, class: "option" }, [`${field.replaceAll("_", " ")} `, select]);
+  }
+
+  async submit() {
+    const colour = this.form.querySelector("input[name=colour]:checked")?.value ?? "random";
+    const options = this.optionFields.map((read) => read()).filter((text) => text !== "").join(" ");
+    try {
+      await this.connection.challenge({ game: this.gameSelect.value, options, colour, rated: this.rated.checked, target: this.target.value.trim() });
+      this.errors.replaceChildren();
+      this.target.value = "";
+    } catch (error) {
+      this.showError(error);
+    }
+  }
+
+  /** Welcomed (again): the player is known now, so is whether they may play rated games. */
+  render() {
+    this.rated.disabled = this.connection.player?.guest ?? true;
+    if (this.connection.lobby !== null) this.update(this.connection.lobby);
+  }
+
+  /** The lobby changed (a snapshot when `event` is null). */
+  update(lobby) {
+    const me = this.connection.player?.id ?? null;
+    this.rated.disabled = this.connection.player?.guest ?? true;
+    const fill = (node, items, row, empty) => node.replaceChildren(...(items.length > 0 ? items.map(row) : [element("li", { class: "empty" }, [empty])]));
+    fill(this.incoming, lobby.incoming, (c) => this.challengeRow(c, [["Accept", () => this.accept(c.id)], ["Decline", () => this.call(() => this.connection.decline(c.id))]]), "None.");
+    fill(this.openList, lobby.open, (c) => this.challengeRow(c, c.challenger.id === me ? [["Cancel", () => this.call(() => this.connection.cancel(c.id))]] : [["Accept", () => this.accept(c.id)]]), "None.");
+    fill(this.outgoing, lobby.outgoing, (c) => this.challengeRow(c, [["Cancel", () => this.call(() => this.connection.cancel(c.id))]]), "None.");
+    fill(this.mine, lobby.mine, (g) => this.gameRow(g, "Play"), "None.");
+    fill(this.live, lobby.live, (g) => this.gameRow(g, g.players.some((p) => p.id === me) ? "Play" : "Watch"), "No games are being played.");
+    fill(this.online, lobby.online, (p) => element("li", { class: "online-player" }, [p.player.name, p.player.guest ? " (guest)" : ""]), "Nobody.");
+  }
+
+  challengeRow(challenge, actions) {
+    const who = challenge.target === null ? `${challenge.challenger.name}, open to anyone` : `${challenge.challenger.name} to ${challenge.target.name}`;
+    const parts = [
+      element("span", { class: "game" }, [TITLES[challenge.game] ?? challenge.game]),
+      challenge.options ? element("span", { class: "options" }, [` ${challenge.options}`]) : "",
+      ` ${challenge.rated ? "rated" : "casual"}, ${who} (${FIRST_MOVE[challenge.colour] ?? challenge.colour}) `,
+    ];
+    for (const [label, run] of actions) {
+      const button = element("button", { type: "button", "data-action": label.toLowerCase(), "data-challenge": challenge.id }, [label]);
+      button.addEventListener("click", run);
+      parts.push(button, " ");
+    }
+    return element("li", { class: "challenge", "data-challenge": challenge.id }, parts);
+  }
+
+  gameRow(game, verb) {
+    const link = element("a", { href: `#/room/${encodeURIComponent(game.room_id)}`, "data-room": game.room_id }, [verb]);
+    return element("li", { class: "live-game", "data-room": game.room_id }, [
+      element("span", { class: "game" }, [TITLES[game.game] ?? game.game]),
+      ` ${game.players[0].name} vs ${game.players[1].name}, move ${game.move_number}, ${game.spectators} watching `,
+      link,
+    ]);
+  }
+
+  async accept(challengeId) {
+    try {
+      const room = await this.connection.accept(challengeId);
+      location.hash = `#/room/${encodeURIComponent(room)}`;
+    } catch (error) {
+      this.showError(error);
+    }
+  }
+
+  async call(request) {
+    try {
+      await request();
+    } catch (error) {
+      this.showError(error);
+    }
+  }
+
+  showError(error) {
+    const code = error.code ?? "error";
+    const item = element("p", { class: "error", "data-code": code }, [element("strong", {}, [errorTitle(code)]), ": ", error.message]);
+    this.errors.append(item);
+    while (this.errors.childElementCount > 3) this.errors.firstElementChild.remove();
+  }
+}
+
+export { LobbyPage };

@@ -1,0 +1,106 @@
+"""The lobby in the browser: one page makes a challenge, another sees it appear and accepts,
+both land in the room and play, and a third sees the live game appear and watches it.
+Screenshots of the lobby (wide and phone-sized) go to ``artifacts/browser/``."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+from playwright.async_api import expect
+
+from lobby.identity import new_guest
+from tests.browser.conftest import Opener
+from tests.browser.test_play import mover, play_a_move
+
+
+async def test_a_challenge_made_in_one_page_is_accepted_in_another_and_watched(
+    open_page: Opener, artifacts: Path
+) -> None:
+    ann, bob = new_guest(), new_guest()
+    ann_page = await open_page("/#/", player=ann)
+    bob_page = await open_page("/#/", player=bob, phone=True)
+    eve_page = await open_page("/#/")
+    await eve_page.get_by_role("button", name="Play as a guest").click()
+
+    # Ann makes an open Boche challenge on a smaller board, with the keyboard-reachable form.
+    await ann_page.get_by_label("Game", exact=True).select_option("boche")
+    size = ann_page.locator("#option-size")
+    await expect(size).to_have_value("6")  # the form starts from the game's defaults
+    await size.fill("4")
+    await ann_page.get_by_label("I move first").check()
+    await expect(ann_page.get_by_label("Rated")).to_be_disabled()  # a guest plays casual games
+    await ann_page.get_by_role("button", name="Challenge").click()
+    mine = ann_page.locator(".outgoing li.challenge")
+    await expect(mine).to_have_count(1)
+    await expect(mine).to_contain_text("-size=4")
+
+    # Bob sees it appear in the open list, and accepts it.
+    offered = bob_page.locator(".open-challenges li.challenge")
+    await expect(offered).to_have_count(1)
+    await expect(offered).to_contain_text(ann.name)
+    await artifacts_shot(bob_page, artifacts / "lobby-phone.png")
+    await artifacts_shot(ann_page, artifacts / "lobby.png")
+    challenge = await offered.get_attribute("data-challenge")
+    assert challenge is not None
+    await offered.get_by_role("button", name="Accept").click()
+
+    # Both pages land in the room; Ann moves first, then Bob.
+    for page in (ann_page, bob_page):
+        await expect(page).to_have_url(f"{page.url.split('#')[0]}#/room/{challenge}")
+        await expect(page.locator(".turn")).not_to_have_text("Joining…")
+    rng = random.Random(4)
+    assert await mover([ann_page, bob_page]) is ann_page
+    await expect(ann_page.locator("button.abort")).to_be_visible()
+    await expect(ann_page.locator("button.draw-offer")).to_be_visible()
+    await play_a_move(ann_page, 0, rng)
+    await expect(bob_page.locator(".moves li")).to_have_count(1)
+
+    # Eve sees the live game in the list, then watches it.
+    game = eve_page.locator(f'.live-games li[data-room="{challenge}"]')
+    await expect(game).to_contain_text("move 1")
+    await expect(game).to_contain_text(ann.name)
+    await game.get_by_role("link", name="Watch").click()
+    await expect(eve_page.locator(".moves li")).to_have_count(1)
+    await expect(eve_page.locator("button.abort")).to_be_hidden()  # a spectator has no actions
+    await expect(ann_page.locator(".spectators")).to_have_text("1 watching")
+    assert await mover([ann_page, bob_page]) is bob_page
+    await play_a_move(bob_page, 1, rng)
+    await expect(eve_page.locator(".moves li")).to_have_count(2)
+
+
+async def test_an_account_registers_and_offers_a_draw_that_is_accepted(
+    open_page: Opener,
+) -> None:
+    ann_page = await open_page("/#/")
+    await ann_page.get_by_label("Name").fill("annie")
+    await ann_page.get_by_label("Password").fill("a long password")
+    await ann_page.get_by_role("button", name="Register").click()
+    await expect(ann_page.locator("#player")).to_have_text("annie")
+    bob_page = await open_page("/#/")
+    await bob_page.get_by_role("button", name="Play as a guest").click()
+    bob_name = bob_page.locator("#player")
+    await expect(bob_name).not_to_have_text("")
+    # A direct challenge to the guest by name; only he sees it.
+    await ann_page.get_by_label("Opponent").fill(await bob_name.inner_text())
+    await ann_page.get_by_role("button", name="Challenge").click()
+    incoming = bob_page.locator(".incoming li.challenge")
+    await expect(incoming).to_have_count(1)
+    await incoming.get_by_role("button", name="Accept").click()
+    await expect(ann_page.locator(".turn")).not_to_have_text("Joining…")
+    await ann_page.locator("button.draw-offer").click()
+    await expect(bob_page.locator(".offer")).to_have_text("Your opponent offers a draw.")
+    await bob_page.locator("button.draw-accept").click()
+    await expect(ann_page.locator(".turn")).to_contain_text("a draw (agreement)")
+    await ann_page.locator("button.rematch").click()
+    await expect(bob_page.locator(".offer")).to_have_text("Your opponent asks for a rematch.")
+    old = bob_page.url
+    await bob_page.locator("button.rematch").click()
+    for page in (ann_page, bob_page):
+        await expect(page).not_to_have_url(old)
+        await expect(page.locator(".moves li")).to_have_count(0)
+        await expect(page.locator(".turn")).not_to_have_text("Joining…")
+
+
+async def artifacts_shot(page: object, path: Path) -> None:
+    await page.screenshot(path=path, full_page=True)  # type: ignore[attr-defined]
