@@ -31,6 +31,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from lobby import store as lobby_store
+from lobby.challenges import ChallengeLimits
 from lobby.errors import LobbyError
 from lobby.games import record_text
 from lobby.identity import issue_token
@@ -97,7 +98,8 @@ def create_app(settings: Settings) -> Starlette:
         fanout = Fanout(client, process_id, on_remote, on_resubscribed)
         service = RoomService(client, fanout, metrics, process_id, settings.diff_history)
         service_ref.append(service)
-        lobby = LobbyService(client, service, sweep_every=settings.lobby_sweep_seconds)
+        limits = ChallengeLimits(lifetime=settings.challenge_lifetime)
+        lobby = LobbyService(client, service, limits, sweep_every=settings.lobby_sweep_seconds)
         service.on_commit = lobby.room_changed
         runtime = Runtime(client, secret, service, fanout, metrics, set(), lobby)
         app.state.runtime = runtime
@@ -185,6 +187,8 @@ def create_app(settings: Settings) -> Starlette:
     async def record(request: Request) -> Response:
         runtime: Runtime = request.app.state.runtime
         room_id, kind = request.path_params["room"], request.path_params["kind"]
+        if kind not in ("json", "txt"):
+            return PlainTextResponse("records are record.json or record.txt\n", status_code=404)
         try:
             loaded = await runtime.service.room(room_id)
         except UnknownRoomError as error:

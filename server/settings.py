@@ -32,6 +32,8 @@ class Settings:
     """Frames waiting for one slow socket before it is closed (it may reconnect and sync)."""
     lobby_sweep_seconds: float = 15.0
     """Seconds between expiry sweeps and presence heartbeats."""
+    challenge_lifetime: float = 30 * 60
+    """Seconds an unanswered challenge waits before it expires."""
 
 
 def from_environment(environ: Mapping[str, str] | None = None) -> Settings:

@@ -9,6 +9,7 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import AsyncIterator
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -523,3 +524,28 @@ async def test_a_direct_challenge_stays_between_its_two_players(
     seen = {e["challenge"]["id"] for e in eve.lobby_events if e["t"] == "challenge"}
     assert direct["id"] not in seen
     await bob.wait_lobby(lambda lobby: ids(lobby["incoming"]) == [direct["id"]])
+
+
+async def test_an_unanswered_challenge_expires_in_the_periodic_sweep(
+    redis_server: RedisServer,
+    redis_client: aioredis.Redis,
+    ttt: ModuleType,
+    closing: list[Client],
+) -> None:
+    quick = await start_server(redis_server.url, lobby_sweep_seconds=0.05, challenge_lifetime=0.3)
+    try:
+        ann = await in_lobby(quick)
+        bob = await in_lobby(quick)
+        closing += [ann, bob]
+        made = await ann.challenge("tictactoe")
+        await bob.wait_lobby(lambda lobby: ids(lobby["open"]) == [made["id"]])
+        await bob.wait_lobby(lambda lobby: not lobby["open"])
+        statuses = [
+            e["challenge"]["status"]
+            for e in bob.lobby_events
+            if e["t"] == "challenge" and e["challenge"]["id"] == made["id"]
+        ]
+        assert statuses[-1] == "expired"
+        await refused("challenge_expired", bob.accept(made["id"]))
+    finally:
+        await quick.stop()
