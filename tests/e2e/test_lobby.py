@@ -21,8 +21,15 @@ from lobby.games import parse_record_text, replay
 from lobby.identity import Player, new_guest
 from rules import find_game
 from server.client import Client, ServerReplyError
+from server.embedded_redis import free_port
 from tests.conftest import RedisServer
-from tests.e2e.conftest import RunningServer, connect, start_server
+from tests.e2e.conftest import (
+    RunningServer,
+    ServerProcess,
+    connect,
+    start_server,
+    token_for,
+)
 
 
 def http(url: str, body: dict[str, Any] | None = None) -> tuple[int, Any]:
@@ -549,3 +556,39 @@ async def test_an_unanswered_challenge_expires_in_the_periodic_sweep(
         await refused("challenge_expired", bob.accept(made["id"]))
     finally:
         await quick.stop()
+
+
+async def test_simultaneous_accepts_on_two_server_programs_create_one_game(
+    redis_server: RedisServer,
+    redis_client: aioredis.Redis,
+    subprocess_env: dict[str, str],
+    ttt: ModuleType,
+    closing: list[Client],
+) -> None:
+    """Two ``python -m server`` processes on one Redis; one accept wins, one room, one entry."""
+    env = {**subprocess_env, "REDIS_URL": redis_server.url}
+    processes = [ServerProcess(env, free_port()), ServerProcess(env, free_port())]
+    for process in processes:
+        await process.start()
+    try:
+        ann = await Client.connect(processes[0].ws_url, token_for(new_guest()))
+        closing.append(ann)
+        await ann.follow_lobby()
+        rivals = [await Client.connect(p.ws_url, token_for(new_guest())) for p in processes]
+        closing.extend(rivals)
+        for round_number in range(5):
+            made = await ann.challenge("tictactoe")
+            results = await asyncio.gather(
+                *(rival.accept(made["id"]) for rival in rivals), return_exceptions=True
+            )
+            assert sorted(type(r).__name__ for r in results) == ["ServerReplyError", "str"]
+            assert made["id"] in results
+            lobby = await ann.wait_lobby(
+                lambda lobby: len(lobby["live"]) == round_number + 1  # noqa: B023
+            )
+            assert sorted(g["room_id"] for g in lobby["live"]).count(made["id"]) == 1
+            view = await ann.join(made["id"])
+            assert view.doc is not None and view.doc["version"] == 0
+    finally:
+        for process in processes:
+            process.terminate()
