@@ -4,6 +4,7 @@ Screenshots of the lobby (wide and phone-sized) go to ``artifacts/browser/``."""
 
 from __future__ import annotations
 
+import json
 import random
 from pathlib import Path
 
@@ -12,6 +13,8 @@ from playwright.async_api import expect
 from lobby.identity import new_guest
 from tests.browser.conftest import Opener
 from tests.browser.test_play import mover, play_a_move
+
+LOBBY_EVENTS = Path(__file__).resolve().parents[1] / "server" / "fixtures" / "lobby_events.json"
 
 
 async def test_a_challenge_made_in_one_page_is_accepted_in_another_and_watched(
@@ -104,3 +107,20 @@ async def test_an_account_registers_and_offers_a_draw_that_is_accepted(
 
 async def artifacts_shot(page: object, path: Path) -> None:
     await page.screenshot(path=path, full_page=True)  # type: ignore[attr-defined]
+
+
+async def test_connection_js_applies_lobby_events_as_the_python_client_does(
+    open_page: Opener,
+) -> None:
+    case = json.loads(LOBBY_EVENTS.read_text())
+    page = await open_page("/")
+    result = await page.evaluate(
+        """async (c) => {
+            const { applyLobbyEvent } = await import("/connection.js");
+            const lobby = structuredClone(c.before);
+            for (const event of c.events) applyLobbyEvent(lobby, event, c.me);
+            return lobby;
+        }""",
+        case,
+    )
+    assert result == case["after"]
