@@ -99,7 +99,13 @@ def create_app(settings: Settings) -> Starlette:
         service = RoomService(client, fanout, metrics, process_id, settings.diff_history)
         service_ref.append(service)
         limits = ChallengeLimits(lifetime=settings.challenge_lifetime)
-        lobby = LobbyService(client, service, limits, sweep_every=settings.lobby_sweep_seconds)
+        lobby = LobbyService(
+            client,
+            service,
+            limits,
+            sweep_every=settings.lobby_sweep_seconds,
+            presence_ttl=settings.presence_ttl,
+        )
         service.on_commit = lobby.room_changed
         runtime = Runtime(client, secret, service, fanout, metrics, set(), lobby)
         app.state.runtime = runtime

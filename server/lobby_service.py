@@ -85,12 +85,14 @@ class LobbyService:
         limits: ChallengeLimits = DEFAULT_LIMITS,
         sweep_every: float = SWEEP_EVERY,
         clock: Callable[[], float] = time.time,
+        presence_ttl: float = HEARTBEAT_TTL,
     ) -> None:
         self.client = client
         self.rooms = rooms
         self.limits = limits
         self.sweep_every = sweep_every
         self.clock = clock
+        self.presence_ttl = presence_ttl
         self.followers: dict[str, Follower] = {}
         """Connection id to the local socket following the lobby."""
         self._pubsub = client.pubsub()
@@ -127,7 +129,13 @@ class LobbyService:
         self.followers[connection_id] = follower
         try:
             await _storage(
-                lobby_store.connect(self.client, connection_id, follower.player, self.clock())
+                lobby_store.connect(
+                    self.client,
+                    connection_id,
+                    follower.player,
+                    self.clock(),
+                    ttl=self.presence_ttl,
+                )
             )
             snapshot = await self.snapshot(follower.player)
         except BaseException:
@@ -350,10 +358,11 @@ class LobbyService:
         """Renew the local connections, expire overdue challenges, drop lapsed connections."""
         now = self.clock()
         for connection_id in tuple(self.followers):
-            alive = await lobby_store.heartbeat(self.client, connection_id, now, HEARTBEAT_TTL)
+            ttl = self.presence_ttl
+            alive = await lobby_store.heartbeat(self.client, connection_id, now, ttl)
             follower = self.followers.get(connection_id)
             if not alive and follower is not None:
-                await lobby_store.connect(self.client, connection_id, follower.player, now)
+                await lobby_store.connect(self.client, connection_id, follower.player, now, ttl=ttl)
         await lobby_store.sweep_challenges(self.client, now)
         await lobby_store.sweep_presence(self.client, now)
 

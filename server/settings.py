@@ -3,7 +3,8 @@
 ``REDIS_URL`` (unset: start an embedded redis-server that keeps its data in ``DATA_DIR``),
 ``HOST``, ``PORT``, ``DATA_DIR``, ``SESSION_SECRET`` (unset: a secret shared through Redis),
 ``REDIS_POOL_SIZE``, ``RATE_PER_SECOND`` and ``RATE_BURST`` (requests per connection),
-``DIFF_HISTORY``, ``STATIC_DIR``.  Standard library only.
+``DIFF_HISTORY``, ``STATIC_DIR``, and for the lobby ``LOBBY_SWEEP_SECONDS``,
+``CHALLENGE_LIFETIME`` and ``PRESENCE_TTL``.  Standard library only.
 """
 
 from __future__ import annotations
@@ -34,6 +35,8 @@ class Settings:
     """Seconds between expiry sweeps and presence heartbeats."""
     challenge_lifetime: float = 30 * 60
     """Seconds an unanswered challenge waits before it expires."""
+    presence_ttl: float = 60.0
+    """Seconds a socket stays online without a heartbeat (a crashed process's sockets lapse)."""
 
 
 def from_environment(environ: Mapping[str, str] | None = None) -> Settings:
@@ -52,4 +55,7 @@ def from_environment(environ: Mapping[str, str] | None = None) -> Settings:
         rate_burst=float(env.get("RATE_BURST", defaults.rate_burst)),
         diff_history=int(env.get("DIFF_HISTORY", defaults.diff_history)),
         static_dir=Path(env.get("STATIC_DIR", str(defaults.static_dir))),
+        lobby_sweep_seconds=float(env.get("LOBBY_SWEEP_SECONDS", defaults.lobby_sweep_seconds)),
+        challenge_lifetime=float(env.get("CHALLENGE_LIFETIME", defaults.challenge_lifetime)),
+        presence_ttl=float(env.get("PRESENCE_TTL", defaults.presence_ttl)),
     )

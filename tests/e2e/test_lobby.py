@@ -592,3 +592,44 @@ async def test_simultaneous_accepts_on_two_server_programs_create_one_game(
     finally:
         for process in processes:
             process.terminate()
+
+
+async def test_a_crashed_process_leaves_no_one_online_after_the_heartbeat_lapses(
+    redis_server: RedisServer,
+    subprocess_env: dict[str, str],
+    closing: list[Client],
+) -> None:
+    """Bob's process is killed (no disconnect runs); the other process's sweep drops him."""
+    env = {
+        **subprocess_env,
+        "REDIS_URL": redis_server.url,
+        "PRESENCE_TTL": "1",
+        "LOBBY_SWEEP_SECONDS": "0.1",
+    }
+    survivor, doomed = ServerProcess(env, free_port()), ServerProcess(env, free_port())
+    await survivor.start()
+    await doomed.start()
+    try:
+        ann = await Client.connect(survivor.ws_url, token_for(new_guest()))
+        closing.append(ann)
+        await ann.follow_lobby()
+        bob = await Client.connect(doomed.ws_url, token_for(new_guest()))
+        await bob.follow_lobby()
+        assert bob.player is not None
+        bob_id = bob.player["id"]
+        online = await ann.wait_lobby(
+            lambda lobby: bob_id in [p["player"]["id"] for p in lobby["online"]]
+        )
+        assert len(online["online"]) == 2
+        doomed.kill()
+        await bob.close()
+        await ann.wait_lobby(
+            lambda lobby: (
+                [p["player"]["id"] for p in lobby["online"]]
+                == [ann.player["id"] if ann.player else ""]
+            ),
+            timeout=15,
+        )
+    finally:
+        survivor.terminate()
+        doomed.kill()

@@ -28,6 +28,9 @@ def test_environment_overrides_every_setting() -> None:
             "RATE_PER_SECOND": "5",
             "RATE_BURST": "10",
             "DIFF_HISTORY": "20",
+            "LOBBY_SWEEP_SECONDS": "2",
+            "CHALLENGE_LIFETIME": "120",
+            "PRESENCE_TTL": "9",
         }
     )
     assert settings == Settings(
@@ -40,6 +43,9 @@ def test_environment_overrides_every_setting() -> None:
         rate_per_second=5.0,
         rate_burst=10.0,
         diff_history=20,
+        lobby_sweep_seconds=2.0,
+        challenge_lifetime=120.0,
+        presence_ttl=9.0,
     )
 
 
