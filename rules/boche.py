@@ -65,7 +65,7 @@ import math
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from typing import TypeAlias
 
 from rules.api import (
@@ -346,29 +346,25 @@ def groups(state: State) -> list[Group]:
 
 
 def to_data(state: State) -> PlainData:
-    """Plain data for storage and drawing (shape in the module docstring)."""
+    """Plain data for storage and drawing (shape in the module docstring).
+
+    What depends only on the board size (coordinates, labels, face corners and their colours
+    under each parity) is built once per size and shared; each call adds the position's part.
+    """
     tables = _tables(state.options.size)
-    grid = tables.grid
+    drawing = tables.drawing
     seat = to_move(state)
     positions = [
-        {
-            "position": grid.labels[p],
-            "level": grid.coords[p][0],
-            "row": grid.coords[p][1],
-            "index": grid.coords[p][2],
-            "x": grid.xy[p][0],
-            "y": grid.xy[p][1],
-            "rotation": None if r == EMPTY else ROTATIONS[r],
-        }
+        {**drawing[p], "rotation": None if r == EMPTY else ROTATIONS[r]}
         for p, r in enumerate(state.board)
     ]
     legal = None
     if state.outcome is None:
-        texts = [move_text(m) for m in legal_moves(state)]
+        texts = [str(m) for m in legal_moves(state)]
         legal = texts if len(texts) <= LEGAL_TEXT_LIMIT else None
     return {
         "game": NAME,
-        "options": options_text(state.options),
+        "options": _options_text(state.options),
         "size": state.options.size,
         "to_move": None if seat is None else SEAT_NAMES[seat],
         "ply": state.placed + state.swapped,
@@ -386,6 +382,11 @@ def to_data(state: State) -> PlainData:
         "faces": _faces_data(tables, state),
         "legal": legal,
     }
+
+
+@lru_cache(maxsize=256)
+def _options_text(options: Options) -> str:
+    return options_text(options)
 
 
 def from_data(data: PlainData) -> State:
@@ -531,6 +532,36 @@ class _Tables:
         self.rim_mask: tuple[int, ...] = tuple(
             sum(1 << i for i, side in enumerate(SIDES) if side in rim) for rim in rims
         )
+        # The static part of each entry of to_data's "positions".
+        self.drawing: tuple[dict[str, PlainData], ...] = tuple(
+            {
+                "position": grid.labels[p],
+                "level": grid.coords[p][0],
+                "row": grid.coords[p][1],
+                "index": grid.coords[p][2],
+                "x": grid.xy[p][0],
+                "y": grid.xy[p][1],
+            }
+            for p in range(grid.count)
+        )
+        self._faces_drawing: dict[int, tuple[dict[str, PlainData], ...]] = {}
+
+    def faces_drawing(self, z: int) -> tuple[dict[str, PlainData], ...]:
+        """The static part of to_data's entry for each face ``p * 3 + x`` under parity ``z``:
+        its corners and their colours (a corner's colour depends on its point and ``z``)."""
+        found = self._faces_drawing.get(z)
+        if found is None:
+            colours = [SEAT_NAMES[DARK if (k + z) % 2 == 0 else LIGHT] for k in self.parity]
+            found = self._faces_drawing[z] = tuple(
+                {
+                    "position": self.grid.labels[face // 3],
+                    "face": SIDES[face % 3],
+                    "corners": [list(point_xy(self.points[k])) for k in corners],
+                    "colours": [colours[k] for k in corners],
+                }
+                for face, corners in enumerate(self.face_corners)
+            )
+        return found
 
 
 @cache
@@ -726,19 +757,17 @@ def _sides_text(sides: set[str]) -> str:
 def _faces_data(tables: _Tables, state: State) -> list[PlainData]:
     if state.z is None:
         return []
-    surface = _Surface(tables, state.board, state.z)
+    board = state.board
+    above = tables.grid.above
+    band_tf = tables.band_tf
+    drawn = tables.faces_drawing(state.z)
     faces = []
-    for p, x in surface.visible_faces():
-        corners = tables.face_corners[p * 3 + x]
-        faces.append(
-            {
-                "position": tables.grid.labels[p],
-                "face": SIDES[x],
-                "corners": [list(point_xy(tables.points[k])) for k in corners],
-                "colours": [SEAT_NAMES[surface.colour(k)] for k in corners],
-                "band": "TF" if tables.band_tf[state.board[p]][x] else "AB",
-            }
-        )
+    for p, r in enumerate(board):
+        if r == EMPTY:
+            continue
+        for x, q in enumerate(above[p]):
+            if q is None or board[q] == EMPTY:
+                faces.append({**drawn[p * 3 + x], "band": "TF" if band_tf[r][x] else "AB"})
     return faces
 
 
