@@ -58,7 +58,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 
 from rules.api import (
     Flag,
@@ -474,13 +474,10 @@ def to_data(state: State) -> PlainData:
     options = state.options
     grid = square_grid(options.size)
     result = outcome(state)
-    sides_of = {
-        side: [SEAT_NAMES[s] for s in Seat if options.any_side or side in _HOME_SIDES[s]]
-        for side in Side
-    }
+    cells, positions = _drawing(options.size, options.any_side)
     data: dict[str, PlainData] = {
         "game": NAME,
-        "options": options_text(options),
+        "options": _options_text(options),
         "size": grid.size,
         "ply": state.ply,
         "to_move": None if state.seat is None else SEAT_NAMES[state.seat],
@@ -493,27 +490,47 @@ def to_data(state: State) -> PlainData:
             "winner": None if result.winner is None else SEAT_NAMES[result.winner],
             "reason": result.reason,
         },
-        "cells": [
-            {"cell": cell, "row": grid.row[cell], "col": grid.col[cell], "x": x, "y": y}
-            for cell, (x, y) in enumerate(grid.xy)
+        "cells": cells,
+        "positions": positions,
+        "dice": [
+            {"cell": cell, **_DIE_DATA[kind]} for cell, kind in enumerate(state.board) if kind
         ],
-        "positions": [
-            {
-                "position": place.number,
-                "side": place.side.label,
-                "x": grid.position_xy(place.number)[0],
-                "y": grid.position_xy(place.number)[1],
-                "cell": place.cells[0],
-                "seats": sides_of[place.side],
-            }
-            for place in grid.positions
-        ],
-        "dice": [_die_data(cell, kind) for cell, kind in enumerate(state.board) if kind],
-        "removed": [_die_data(cell, kind) for cell, kind in state.removed],
+        "removed": [{"cell": cell, **_DIE_DATA[kind]} for cell, kind in state.removed],
     }
     if state.seat is not None:
         data["legal"] = [move_text(move) for move in _legal(state)]
     return data
+
+
+@cache
+def _drawing(size: int, any_side: bool) -> tuple[list[PlainData], list[PlainData]]:
+    """to_data's ``cells`` and ``positions``, which depend only on the options: built once
+    and shared by every call (plain data that nobody mutates)."""
+    grid = square_grid(size)
+    sides_of = {
+        side: [SEAT_NAMES[s] for s in Seat if any_side or side in _HOME_SIDES[s]] for side in Side
+    }
+    cells: list[PlainData] = [
+        {"cell": cell, "row": grid.row[cell], "col": grid.col[cell], "x": x, "y": y}
+        for cell, (x, y) in enumerate(grid.xy)
+    ]
+    positions: list[PlainData] = [
+        {
+            "position": place.number,
+            "side": place.side.label,
+            "x": grid.position_xy(place.number)[0],
+            "y": grid.position_xy(place.number)[1],
+            "cell": place.cells[0],
+            "seats": sides_of[place.side],
+        }
+        for place in grid.positions
+    ]
+    return cells, positions
+
+
+@lru_cache(maxsize=256)
+def _options_text(options: Options) -> str:
+    return options_text(options)
 
 
 def from_data(data: PlainData) -> State:
@@ -645,15 +662,20 @@ def _legal(state: State) -> tuple[Move, ...]:
     return cached
 
 
-def _die_data(cell: int, kind: int) -> PlainData:
+def _die_drawing(kind: int) -> dict[str, PlainData]:
+    """What to_data says of a die of ``kind`` besides its cell."""
     name = KIND_NAMES[kind]
     return {
-        "cell": cell,
         "die": name,
         "face": name[0],
         "ports": name[2:],
         "strands": [[HALF_ENDS[a], HALF_ENDS[b]] for a, b in _KIND_STRANDS[kind]],
     }
+
+
+_DIE_DATA: tuple[dict[str, PlainData], ...] = tuple(
+    _die_drawing(kind) if kind else {} for kind in range(len(KIND_NAMES))
+)
 
 
 def _cell_index(value: object, size: int) -> int:
