@@ -330,7 +330,7 @@ def to_data(state: State) -> PlainData:
     winning = None if winner is None else winning_group(state, winner)
     return {
         "game": NAME,
-        "options": options_text(state.options),
+        "options": _OPTIONS_TEXT[state.options.formation],
         "formation": state.options.formation,
         "ply": state.ply,
         "to_move": None if seat is None else SEAT_NAMES[seat],
@@ -361,7 +361,7 @@ def to_data(state: State) -> PlainData:
         "winning_group": None
         if winning is None
         else sorted(winning, key=tiling.CELL_IDS.__getitem__),
-        "legal": [move_text(move) for move in legal_moves(state)],
+        "legal": [_MOVE_TEXTS.get(move) or move_text(move) for move in legal_moves(state)],
     }
 
 
@@ -473,6 +473,14 @@ def _spread_tables() -> tuple[tuple[int, tuple[int, ...]], ...]:
     return tuple(tables)
 
 
+_MOVE_TEXTS: dict[Move, str] = {
+    move: move_text(move) for move in (*_SINGLE_MOVES, *_PAIR_MOVES.values())
+}
+"""The text of every canonical move, for to_data's legal list."""
+_OPTIONS_TEXT: dict[str, str] = {
+    formation: options_text(Options(formation)) for formation in FORMATIONS
+}
+"""The flags of each formation (the only option), for to_data."""
 _SINGLE_TABLES = _move_tables(_SINGLE_MOVES)
 _SPREAD_TABLES = _spread_tables()
 _SHAPE_MASKS: dict[tuple[int, ...], int] = {
@@ -776,7 +784,13 @@ def _cell_of(bit: int) -> int:
 
 
 def _cells(mask: int) -> list[int]:
-    return [cell for cell in range(_CELL_COUNT) if mask >> cell & 1]
+    """The cells of ``mask``, ascending (one step per cell held, not per cell of the board)."""
+    cells = []
+    while mask:
+        low = mask & -mask
+        cells.append(low.bit_length() - 1)
+        mask ^= low
+    return cells
 
 
 def _labels(mask: int) -> list[str]:
