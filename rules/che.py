@@ -80,6 +80,7 @@ import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
+from functools import lru_cache
 from itertools import chain, islice
 from typing import TypeAlias
 
@@ -388,37 +389,39 @@ def to_data(state: State) -> PlainData:
     """Plain data for storage and drawing (shape in the module docstring)."""
     lp = state.light_parity
     tiles = []
+    xs = []
+    ys = []
     for number, (cell, letter) in enumerate(state.tiles, 1):
         x, y = plane.xy(cell)
-        corner_colours = [COLOUR_NAMES[_vertex_colour(v, lp)] for v in corners(cell)]
+        xs.append(x)
+        ys.append(y)
         tiles.append(
             {
                 "number": number,
                 "tile": LETTERS[letter],
                 "x": x,
                 "y": y,
-                "dominant": COLOUR_NAMES[_DOMINANT[letter]],
-                "corners": corner_colours,
+                "dominant": _DOMINANT_NAMES[letter],
+                "corners": _CORNER_COLOURS[(cell & 1) ^ lp],
                 "band": "nw-se" if _LEFT[letter] else "ne-sw",
             }
         )
     candidates = []
     for position, cell in enumerate(state.frontier, 1):
         x, y = plane.xy(cell)
-        fits = LETTERS if lp < 0 else "".join(LETTERS[c] for c in _fits(cell, lp))
-        candidates.append({"position": position, "x": x, "y": y, "tiles": list(fits)})
-    points = [plane.xy(cell) for cell in chain(state.board, state.frontier)]
-    xs = [p[0] for p in points]
-    ys = [p[1] for p in points]
+        xs.append(x)
+        ys.append(y)
+        fits = _ANY_TILE if lp < 0 else _FIT_LETTERS[(cell & 1) ^ lp]
+        candidates.append({"position": position, "x": x, "y": y, "tiles": fits})
     seat = to_move(state)
     legal = None
-    if state.outcome is None:
+    if state.outcome is None and not _surely_more_moves(state, LEGAL_LIST_LIMIT):
         first = list(islice(legal_moves(state), LEGAL_LIST_LIMIT + 1))
         if len(first) <= LEGAL_LIST_LIMIT:
             legal = [move_text(m) for m in first]
     return {
         "game": NAME,
-        "options": options_text(state.options),
+        "options": _options_text(state.options),
         "turn": state.turn,
         "quota": quota(state),
         "supply": state.supply,
@@ -438,6 +441,26 @@ def to_data(state: State) -> PlainData:
         "bounds": {"min_x": min(xs), "min_y": min(ys), "max_x": max(xs), "max_y": max(ys)},
         "legal": legal,
     }
+
+
+@lru_cache(maxsize=256)
+def _options_text(options: Options) -> str:
+    return options_text(options)
+
+
+def _surely_more_moves(state: State, limit: int) -> bool:
+    """Whether there are surely more than ``limit`` legal moves, known without listing them.
+
+    With two tiles to place and no adjacency rule, each pair of candidates whose first cell
+    (in reading order) holds no deciding tile gives four moves (see :func:`_pair_moves`).
+    """
+    if quota(state) != 2 or state.options.adjacent or state.light_parity < 0:
+        return False
+    count = len(state.frontier)
+    if 2 * count * (count - 1) <= limit:
+        return False
+    pairs = sum(count - 1 - index for index, mask in enumerate(_decisive_masks(state)) if not mask)
+    return 4 * pairs > limit
 
 
 def from_data(data: PlainData) -> State:
@@ -519,6 +542,17 @@ def _vertex_colour(vertex: VertexId, light_parity: int) -> int:
 def _fits(cell: CellId, light_parity: int) -> tuple[int, int]:
     """The two letters that fit a cell (§3.3), Light-dominant first."""
     return _FITS[(cell & 1) ^ light_parity]
+
+
+_DOMINANT_NAMES = tuple(COLOUR_NAMES[_DOMINANT[letter]] for letter in range(4))
+_CORNER_COLOURS = tuple(
+    [COLOUR_NAMES[_vertex_colour(v, parity)] for v in corners(0)] for parity in (0, 1)
+)
+"""to_data's corner colours of a tile on a cell whose id parity xor the Light parity is the
+index (shared lists: plain data that nobody mutates)."""
+_FIT_LETTERS = tuple([LETTERS[c] for c in _fits(0, parity)] for parity in (0, 1))
+"""to_data's two letters that fit a cell, by the same index."""
+_ANY_TILE = list(LETTERS)
 
 
 def _light_parity(tiles: Sequence[tuple[CellId, int]]) -> int:

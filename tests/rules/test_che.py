@@ -551,3 +551,17 @@ def test_random_games_end_and_listing_stays_exact_under_every_rule_set() -> None
                 assert che.parse_move(state, che.move_text(move)) == move
             state = che.play(state, rng.choice(legal))
         assert che.outcome(state) is not None, options
+
+
+@pytest.mark.parametrize("options", ["", "-group_area=10", "-move_anytime", "-adjacent"])
+def test_to_data_lists_the_legal_moves_exactly_when_there_are_at_most_300(options: str) -> None:
+    """to_data may skip listing when a count bound already passes the limit: never wrongly."""
+    rng = random.Random(3)
+    for _ in range(4):
+        state = che.new_game(che.parse_options(options))
+        while che.outcome(state) is None:
+            legal = list(che.legal_moves(state))
+            texts = [che.move_text(m) for m in legal]
+            assert che.to_data(state)["legal"] == (texts if len(texts) <= 300 else None)
+            state = che.play(state, rng.choice(legal))
+        assert che.to_data(state)["legal"] is None
