@@ -461,6 +461,9 @@ async def load_drill(topology: Topology, games: int = 24, spectators: int = 1) -
         report.notes["moves per process"] = [int(m) for m in per_process]
         if sum(per_process) != len(ledger.acks) or min(per_process) == 0:
             report.problems.append(f"moves per process {per_process} vs {len(ledger.acks)} acked")
+    except Exception as error:  # a stuck game: still count what Redis kept
+        report.problems.append(f"{type(error).__name__}: {error}")
+        report.seconds = time.perf_counter() - started
     finally:
         await redis.aclose()
         await close_all(tables)
@@ -493,6 +496,9 @@ async def kill_server_drill(
         moved = sum(link.served_by[-1] != name for link in on_victim)
         if not on_victim or moved != len(on_victim):
             report.problems.append(f"{moved}/{len(on_victim)} sockets moved off {name}")
+    except Exception as error:  # a stuck game: still count what Redis kept
+        report.problems.append(f"{type(error).__name__}: {error}")
+        report.seconds = time.perf_counter() - started
     finally:
         await redis.aclose()
         await close_all(tables)
@@ -538,6 +544,9 @@ async def restart_redis_drill(
             report.problems.append(f"/healthz after the restart: {health}")
         if live < games // 2:
             report.problems.append(f"only {live} games were live at the restart")
+    except Exception as error:  # a stuck game: still count what Redis kept
+        report.problems.append(f"{type(error).__name__}: {error}")
+        report.seconds = time.perf_counter() - started
     finally:
         await redis.aclose()
         await close_all(tables)
@@ -587,6 +596,9 @@ async def slow_spectator_drill(
             report.problems.append(
                 f"the closed spectator's process still holds {held} socket(s) (not disconnected)"
             )
+    except Exception as error:  # a stuck game: still count what Redis kept
+        report.problems.append(f"{type(error).__name__}: {error}")
+        report.seconds = time.perf_counter() - started
     finally:
         await redis.aclose()
         await close_all(all_tables)
