@@ -1,7 +1,9 @@
 """Rules speed per game: random playouts per second and the median time of one play() call.
 
 A playout is random legal moves from the start until the game ends or the game's ply limit;
-play() is timed on the mid-game positions those playouts pass through.  Runs on one core.
+play() is timed on the mid-game positions those playouts pass through, and to_data() on the
+position each of those play() calls returns (what the server sends after a move).  Runs on
+one core.
 """
 
 from __future__ import annotations
@@ -46,27 +48,40 @@ def measure(game: GameRules, seconds: float) -> dict[str, float]:
         count += 1
     playouts_per_second = count / (time.perf_counter() - started)
     timings = []
+    data_timings = []
     for state in mid_game[:2000]:
         legal = list(game.legal_moves(state))
         if not legal:
             continue
         move = rng.choice(legal)
         begin = time.perf_counter_ns()
-        game.play(state, move)
-        timings.append(time.perf_counter_ns() - begin)
+        after = game.play(state, move)
+        middle = time.perf_counter_ns()
+        game.to_data(after)
+        data_timings.append(time.perf_counter_ns() - middle)
+        timings.append(middle - begin)
     return {
         "playouts_per_second": playouts_per_second,
-        "play_median_us": statistics.median(timings) / 1000 if timings else float("nan"),
+        "play_median_us": _median_us(timings),
         "play_samples": len(timings),
+        "to_data_median_us": _median_us(data_timings),
     }
 
 
+def _median_us(timings: list[int]) -> float:
+    return statistics.median(timings) / 1000 if timings else float("nan")
+
+
 def run(names: list[str], seconds: float) -> None:
-    print(f"{'game':8} {'playouts/s':>11} {'target':>7} {'play() median µs':>17} {'samples':>8}")
+    print(
+        f"{'game':8} {'playouts/s':>11} {'target':>7} {'play() median µs':>17} {'samples':>8}"
+        f" {'to_data() median µs':>20}"
+    )
     for name in names or sorted(GAMES):
         game = find_game(name)
         figures = measure(game, seconds)
         print(
             f"{name:8} {figures['playouts_per_second']:11.1f} {TARGETS.get(name, 0):7d} "
             f"{figures['play_median_us']:17.1f} {figures['play_samples']:8d}"
+            f" {figures['to_data_median_us']:20.1f}"
         )
