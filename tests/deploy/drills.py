@@ -80,6 +80,8 @@ class DrillReport:
     seconds: float = 0.0
     notes: dict[str, object] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
+    stopped: bool = False
+    """A game stopped with an error before the end, so the clients never settled."""
 
 
 class Ledger:
@@ -305,7 +307,9 @@ async def set_tables(
 async def play_table(table: Table, ledger: Ledger) -> None:
     """Both players play random legal moves until the game ends."""
     rng = random.Random(table.seed)
-    await asyncio.gather(*(play_seat(table, link, rng, ledger) for link in table.players))
+    await gather_or_fail(
+        [asyncio.create_task(play_seat(table, link, rng, ledger)) for link in table.players]
+    )
 
 
 async def play_seat(table: Table, link: Link, rng: random.Random, ledger: Ledger) -> None:
@@ -354,7 +358,9 @@ async def settle(tables: list[Table], redis_url: str) -> None:
 async def account(
     report: DrillReport, topology: Topology, tables: list[Table], ledger: Ledger
 ) -> None:
-    """Kill Redis, start it from its files, and count what survived against the ledger."""
+    """Kill Redis, start it from its files, and count what survived against the ledger; the
+    clients' views are checked too unless the drill stopped early."""
+    settled = not report.stopped
     await asyncio.to_thread(topology.restart_redis)
     redis = aioredis.Redis.from_url(topology.redis_url)
     try:
@@ -390,7 +396,7 @@ async def account(
     if report.games_finished != report.games:
         report.problems.append(f"only {report.games_finished}/{report.games} games finished")
     for table in tables:
-        if table.room in finished:
+        if settled and table.room in finished:
             for link in table.links:
                 report.problems += check_views(link, table.room, records[table.room])
 
@@ -467,6 +473,7 @@ async def load_drill(topology: Topology, games: int = 24, spectators: int = 1) -
             report.problems.append(f"moves per process {per_process} vs {len(ledger.acks)} acked")
     except Exception as error:  # a stuck game: still count what Redis kept
         report.problems.append(f"{type(error).__name__}: {error}")
+        report.stopped = True
         report.seconds = time.perf_counter() - started
     finally:
         await redis.aclose()
@@ -502,6 +509,7 @@ async def kill_server_drill(
             report.problems.append(f"{moved}/{len(on_victim)} sockets moved off {name}")
     except Exception as error:  # a stuck game: still count what Redis kept
         report.problems.append(f"{type(error).__name__}: {error}")
+        report.stopped = True
         report.seconds = time.perf_counter() - started
     finally:
         await redis.aclose()
@@ -550,6 +558,7 @@ async def restart_redis_drill(
             report.problems.append(f"only {live} games were live at the restart")
     except Exception as error:  # a stuck game: still count what Redis kept
         report.problems.append(f"{type(error).__name__}: {error}")
+        report.stopped = True
         report.seconds = time.perf_counter() - started
     finally:
         await redis.aclose()
@@ -602,6 +611,7 @@ async def slow_spectator_drill(
             )
     except Exception as error:  # a stuck game: still count what Redis kept
         report.problems.append(f"{type(error).__name__}: {error}")
+        report.stopped = True
         report.seconds = time.perf_counter() - started
     finally:
         await redis.aclose()
