@@ -109,10 +109,17 @@ class RoomService:
             what = _request_text(command)
             ack = f"{command.version}:{command.player}:{request_id}:{what}"
         for _ in range(COMMIT_ATTEMPTS):
+            cached = room_id in self._cache
             loaded = await self.room(room_id)
             try:
                 transition = decide(loaded.room, command)
             except StaleVersionError:
+                sent = getattr(command, "version", -1)
+                if cached and sent > loaded.room.version:
+                    # The client has seen a version this process's cache has not (a diff from
+                    # another process overtook our own commit's reply): read the room again.
+                    self._cache.pop(room_id, None)
+                    continue
                 if ack:
                     done = await _storage(store.find_ack(self.client, room_id, ack))
                     if done is not None:
