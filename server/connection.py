@@ -122,6 +122,8 @@ class Connection:
         self.lobby = lobby
         self.lobby_connection: str | None = None
         """This socket's presence id while it follows the lobby."""
+        self._lobby_held: list[bytes] | None = None
+        """Lobby events that arrive while a snapshot is read, sent after it."""
         self.metrics = metrics
         self.watching: dict[str, Watch] = {}
         self.queue: asyncio.Queue[bytes | None] = asyncio.Queue(settings.send_queue)
@@ -164,7 +166,10 @@ class Connection:
 
     def push_frame(self, frame: bytes) -> None:
         """Queue a lobby frame (the lobby feed calls this)."""
-        self._send(frame)
+        if self._lobby_held is not None:
+            self._lobby_held.append(frame)
+        else:
+            self._send(frame)
 
     async def catch_up_all(self) -> None:
         """Send what every watched room committed while diffs could not reach this process."""
@@ -245,12 +250,20 @@ class Connection:
                 version = await self.service.command(request.room, rematch, request.id)
                 self._send(encode(ServerOk(request.id, request.room, version)))
             case ClientLobby():
+                # Events arriving while the snapshot is read follow it: one that the snapshot
+                # already shows changes nothing, and none is lost in between.
                 lobby = self._lobby()
-                if self.lobby_connection is None:
-                    self.lobby_connection, snapshot = await lobby.follow(self)
-                else:
-                    snapshot = await lobby.snapshot(self.player)
-                self._send(encode(ServerLobby(request.id, snapshot)))
+                self._lobby_held = []
+                try:
+                    if self.lobby_connection is None:
+                        self.lobby_connection, snapshot = await lobby.follow(self)
+                    else:
+                        snapshot = await lobby.snapshot(self.player)
+                    self._send(encode(ServerLobby(request.id, snapshot)))
+                finally:
+                    held, self._lobby_held = self._lobby_held, None
+                    for frame in held:
+                        self._send(frame)
             case ClientChallenge():
                 challenge = await self._lobby().create_challenge(
                     self.player,
