@@ -2,9 +2,10 @@
 
 Implements section 4 of ``shared/rules/boche-ankor.md`` behind the common rules API
 (:mod:`rules.api`).  The pyramid geometry (positions, labels, support, adjacency, sides,
-columns, drawing coordinates) comes from :mod:`rules.geometry.trigrid`; connection searches go
-through :mod:`rules.geometry.graph`; the swap is :mod:`rules.pie`.  Imports nothing else of
-ours.
+columns, drawing coordinates) comes from :mod:`rules.geometry.trigrid`; the reach search that
+judges one move goes through :mod:`rules.geometry.graph`, while the hot searches (groups of the
+mover's cubes, winning paths) run as floods over bit sets built from trigrid's neighbour
+tuples; the swap is :mod:`rules.pie`.  Imports nothing else of ours.
 
 Rules in brief (spec §4.2-§4.4).  White moves first.  Each turn a player either **adds** a cube
 from their supply to an empty board hole (``d3``) or **moves** one of their cubes (``d3-1c2``)
