@@ -1,6 +1,22 @@
 """Computer opponents: one Monte Carlo tree search over the rules API, for every game.
 
-The search (:mod:`bots.mcts`) knows no game; workers play through the server's Python client
-like any person.  Imports ``rules`` (and the server's client, for the workers); nothing
-imports ``bots``.
+What a bot worker calls, in its own process (the search blocks for up to its budget)::
+
+    from bots import choose_move, time_budget
+
+    seconds = time_budget(remaining, increment, plies_played)  # None without a clock
+    move = choose_move(game, state, level, rng, seconds=seconds)  # level 1..4 or a Level
+    text = game.move_text(move)  # sent through the client like a person's move
+
+``choose_move`` raises ValueError when the game is over.  A ``swap`` it returns exchanges the
+players' colours, as for a person.  :mod:`bots.levels` holds the levels and the clock policy,
+:mod:`bots.mcts` the search.  Imports ``rules`` only (the workers will add the server's
+client); nothing imports ``bots``.
 """
+
+from __future__ import annotations
+
+from bots.levels import LEVELS, Level, find_level, time_budget
+from bots.mcts import choose_move
+
+__all__ = ["LEVELS", "Level", "choose_move", "find_level", "time_budget"]

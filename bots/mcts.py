@@ -5,9 +5,10 @@ every option set) gets the same bot.  The swap on move 2 is an ordinary move to 
 the colour its player ends up with.  Two game-agnostic biases make the few playouts of slow
 games count: the root plays a move that wins at once and avoids moves that lose at once, and a
 playout move, where the legal moves are many, is the first of a few random candidates that
-wins at once (else one that does not lose at once).  Pure apart from the clock it reads to
-respect a time budget (injectable) and the random generator it is given.  Imports ``rules``
-only.
+wins at once (else one that does not lose at once).  All-moves-as-first statistics (RAVE)
+share what a move did anywhere in a playout with its siblings in the tree, which helps the
+placement games most.  Pure apart from the clock it reads to respect a time budget
+(injectable) and the random generator it is given.  Imports ``rules`` only.
 """
 
 from __future__ import annotations
@@ -28,12 +29,17 @@ RAVE_EQUIVALENCE = 300
 """Visits at which a child's own mean and its all-moves-as-first mean weigh about the same;
 0 turns the all-moves-as-first statistics off."""
 PLAYOUT_PLIES = 300
-"""A playout that reaches this length is scored from the game's scores, or as a draw."""
+"""A playout that reaches this length is scored from the game's scores, or as a draw.  Random
+games of Osbox, Che and Boche last under 60 plies and Marque's about 150; Ankor's, where
+cubes wander once the supplies are out, often run past 300, and those add nothing but time."""
 MOVES_PER_TRY = 64
 """A playout examines one more random candidate per this many legal moves, looking for a move
 that wins at once: listing many moves costs about as much as playing a few, so the search for
 a winning move at most doubles the cost of a ply (and games with few moves play uniformly)."""
 MAX_TRIES = 16
+CLOCK_EVERY = 64
+"""The root's scan of the legal moves (for a win or a loss at once) reads the clock this often,
+so that even a huge move list cannot overrun the time budget."""
 
 Reward = Seat | None
 """The result of a playout: the winning seat, or None for a draw."""
@@ -84,9 +90,10 @@ def choose_move(
     """The move the search prefers in ``state``.
 
     ``level`` caps the playouts and the time; ``seconds`` caps the time further (a live
-    clock's share, see :func:`bots.levels.time_budget`); with no time at all the bot still
-    answers with a move that does not lose at once.  Raises ValueError if the game is over
-    (or the level is unknown).
+    clock's share, see :func:`bots.levels.time_budget`).  The root first plays every legal
+    move once (stopping at the deadline) to take a win at once and to drop moves that lose at
+    once; with no time at all the bot answers with a move it has not searched.  Raises
+    ValueError if the game is over (or the level is unknown).
     """
     if isinstance(level, int):
         level = find_level(level)
@@ -100,8 +107,13 @@ def choose_move(
     if len(legal) == 1:
         return legal[0]
 
+    rng.shuffle(legal)
     candidates: list[tuple[Any, Any]] = []
-    for move in legal:
+    for index, move in enumerate(legal):
+        if index % CLOCK_EVERY == CLOCK_EVERY - 1 and clock() >= deadline:
+            if not candidates:
+                return move
+            break
         after = game.play(state, move)
         if game.to_move(after) is None:
             outcome = game.outcome(after)
@@ -112,11 +124,10 @@ def choose_move(
                 continue
         candidates.append((move, after))
     if not candidates:
-        return rng.choice(legal)
+        return legal[0]
     if len(candidates) == 1:
         return candidates[0][0]
 
-    rng.shuffle(candidates)
     root = _Node(None, state, None)
     root.pending = candidates
     playouts = level.playouts if level.playouts is not None else math.inf
