@@ -34,14 +34,6 @@ async def topology(tmp_path: Path) -> AsyncIterator[Topology]:
     await asyncio.to_thread(running.stop)
 
 
-STALE_CACHE = (
-    "server bug: RoomService caches a room and, after committing, caches the version it "
-    "wrote even when a newer diff from another process arrived first (the commit's reply "
-    "and the pub/sub diff travel on different connections); the stale room then refuses the "
-    "next move as stale_version, on every resend, and the game stops"
-)
-
-
 def assert_nothing_lost(report: DrillReport) -> None:
     assert report.problems == []
     assert report.moves_acked > 0
@@ -61,7 +53,6 @@ async def test_redis_runs_with_the_deploy_persistence_settings(topology: Topolog
     assert set(topology.backend_states().values()) == {"UP"}
 
 
-@pytest.mark.xfail(strict=True, reason=STALE_CACHE)
 async def test_load_spreads_every_game_over_two_processes(topology: Topology) -> None:
     report = await drills.load_drill(topology, games=24, spectators=1)
     assert_nothing_lost(report)
@@ -70,7 +61,6 @@ async def test_load_spreads_every_game_over_two_processes(topology: Topology) ->
     assert isinstance(moves_per_process, list) and min(moves_per_process) > 0
 
 
-@pytest.mark.xfail(strict=False, reason=STALE_CACHE + " (in some runs of this drill only)")
 async def test_killing_a_server_process_loses_no_acknowledged_move(topology: Topology) -> None:
     report = await drills.kill_server_drill(topology, games=24, spectators=1)
     assert_nothing_lost(report)
@@ -78,7 +68,6 @@ async def test_killing_a_server_process_loses_no_acknowledged_move(topology: Top
     assert topology.backend_states()["s0"] != "UP"
 
 
-@pytest.mark.xfail(strict=True, reason=STALE_CACHE)
 async def test_restarting_redis_loses_no_acknowledged_move(topology: Topology) -> None:
     report = await drills.restart_redis_drill(topology, games=24, spectators=1)
     assert_nothing_lost(report)
@@ -86,8 +75,7 @@ async def test_restarting_redis_loses_no_acknowledged_move(topology: Topology) -
 
 @pytest.mark.xfail(
     strict=True,
-    reason=STALE_CACHE
-    + "; and server bug: once a socket's send queue is full, Connection._fail counts a 1013 "
+    reason="server bug: once a socket's send queue is full, Connection._fail counts a 1013 "
     "close but the sender task stays blocked in websocket.send until the peer reads, so a "
     "client that never reads is never disconnected (its queue refills to send_queue frames)",
 )
@@ -100,18 +88,9 @@ async def test_a_spectator_that_never_reads_is_closed_and_slows_no_one(
     assert_nothing_lost(report)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "server bug: a process keeps a room in its cache after its last socket there left "
-        "(so it no longer hears the room's diffs); a move made from a newer version is then "
-        "refused as stale_version, on every resend, because RoomService.command decides on "
-        "the stale cached room without reading Redis again"
-    ),
-)
 async def test_a_process_accepts_moves_after_missing_the_rooms_diffs(topology: Topology) -> None:
-    """The same race shows in the drills when a commit's reply reaches a process after the
-    pub/sub diff of the next move, which re-caches the older room."""
+    """A process whose cached room missed commits (none of its sockets watched the room) reads
+    the room again for a move made from a newer version, instead of refusing it as stale."""
     game, options = drills.drill_games()[0]
     rules = find_game(game)
     first, second = new_guest(), new_guest()
