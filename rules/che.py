@@ -21,8 +21,9 @@ the earlier ones, and the game is judged after every tile (§5.2, §7.2).
 Listing (§4.4).  A turn of two tiles has about (2K)^2 / 2 legal moves for K candidate cells.
 Whether a pair is playable, and in which order, depends only on which single tiles decide the
 game on their own, so :func:`legal_moves` builds the moves of two cells once and hands them
-from each state to the next (see ``_Memo``); a test checks the list against a brute force over
-every ordered list of placements.
+from each state to the next (see ``_Memo``), and games share the usual ones, where no tile
+decides (``_PLAIN_BLOCKS``); a test checks the list against a brute force over every ordered
+list of placements.
 
 Decisions where the spec leaves a choice or where this module departs from it:
 
@@ -1149,6 +1150,12 @@ def _pair_moves(state: State) -> list[Move]:
                     found[position] = row[key] = row.pop(key + 1)
                     continue
                 second_cell = key >> 3
+                if not mask:
+                    shared = (cell, second_cell, lp)
+                    block = _PLAIN_BLOCKS.get(shared)
+                    if block is not None:
+                        found[position] = row[key] = block
+                        continue
                 second, third = cells.get(second_cell) or _placements(memo, second_cell, lp)
                 if mask:
                     block = _decisive_pair_block(firsts, (second, third), mask, key)
@@ -1168,6 +1175,9 @@ def _pair_moves(state: State) -> list[Move]:
                     set_placements(d, (other_first, third))
                     set_lifted(d, None)
                     block = [a, b, c, d]
+                    if len(_PLAIN_BLOCKS) >= _PLAIN_BLOCK_LIMIT:
+                        _PLAIN_BLOCKS.clear()
+                    _PLAIN_BLOCKS[shared] = block
                 found[position] = row[key] = block
         for listed in found:
             moves += listed  # type: ignore[arg-type]
@@ -1203,6 +1213,12 @@ def _decisive_pair_block(
     return block
 
 
+_PLAIN_BLOCKS: dict[tuple[CellId, CellId, int], list[Move]] = {}
+"""The four moves of two cells when no tile on the first decides, by (first cell, second
+cell, Light parity): the same values in every game, so games share them instead of
+building them again (and the garbage collector meets fewer new objects).  Emptied when
+it reaches :data:`_PLAIN_BLOCK_LIMIT` entries (about 20 MB, measured)."""
+_PLAIN_BLOCK_LIMIT = 32_768
 _new_object = object.__new__
 _set_placements = Move.__dict__["placements"].__set__
 _set_lifted = Move.__dict__["lifted"].__set__

@@ -565,3 +565,17 @@ def test_to_data_lists_the_legal_moves_exactly_when_there_are_at_most_300(option
             assert che.to_data(state)["legal"] == (texts if len(texts) <= 300 else None)
             state = che.play(state, rng.choice(legal))
         assert che.to_data(state)["legal"] is None
+
+
+def test_moves_shared_between_games_list_as_freshly_built_ones() -> None:
+    """The pair moves games share (by cell pair and colour parity) are the moves a game
+    with an empty share builds for itself, whichever colour the first tile set."""
+    for seed in (5, 6, 7):
+        rng = random.Random(seed)
+        state = che.new_game(che.parse_options(""))
+        while che.outcome(state) is None:
+            shared = [che.move_text(m) for m in che.legal_moves(state)]
+            che._PLAIN_BLOCKS.clear()
+            fresh = che.from_data(che.to_data(state))
+            assert [che.move_text(m) for m in che.legal_moves(fresh)] == shared
+            state = che.play(state, rng.choice(list(che.legal_moves(state))))
