@@ -240,6 +240,23 @@ def test_cached_moves_agree_with_a_fresh_search_through_passes() -> None:
     assert passes > 0
 
 
+def test_legal_moves_come_swap_adds_then_moves_in_position_order() -> None:
+    """The listing order is fixed (so to_data's legal list is the same on every run): adds
+    by hole, then moves by source position and, for each source, by destination."""
+    index = ankor._tables(6).index
+    moves_seen = 0
+    for seed in range(3):
+        for state in random_game(ankor.parse_options(""), seed, 300):
+            listed = list(ankor.legal_moves(state))
+            kinds = [0 if m == SWAP else 1 if isinstance(m, ankor.Add) else 2 for m in listed]
+            assert kinds == sorted(kinds)
+            adds = [index[m.to] for m in listed if isinstance(m, ankor.Add)]
+            moves = [(index[m.source], index[m.to]) for m in listed if isinstance(m, ankor.Shift)]
+            assert adds == sorted(adds) and moves == sorted(moves)
+            moves_seen += len(moves)
+    assert moves_seen > 0
+
+
 # --- rules the cases do not reach -------------------------------------------------------------
 
 
