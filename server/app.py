@@ -114,9 +114,13 @@ def create_app(settings: Settings) -> Starlette:
         try:
             yield
         finally:
-            for connection in list(runtime.connections):
-                await connection.shut(CloseCode.GOING_AWAY)
-            await lobby.stop()
+            try:
+                for connection in list(runtime.connections):
+                    await connection.shut(CloseCode.GOING_AWAY)
+            finally:
+                # The lobby's sweep must stop whatever happened above: left running, it would
+                # keep expiring challenges and presence on this Redis.
+                await lobby.stop()
             await fanout.stop()
             await client.aclose(close_connection_pool=True)
 
