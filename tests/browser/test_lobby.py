@@ -73,7 +73,7 @@ async def test_a_challenge_made_in_one_page_is_accepted_in_another_and_watched(
 
 
 async def test_an_account_registers_and_offers_a_draw_that_is_accepted(
-    open_page: Opener,
+    open_page: Opener, artifacts: Path
 ) -> None:
     ann_page = await open_page("/#/")
     await ann_page.get_by_label("Name").fill("annie")
@@ -93,6 +93,7 @@ async def test_an_account_registers_and_offers_a_draw_that_is_accepted(
     await expect(ann_page.locator(".turn")).not_to_have_text("Joining…")
     await ann_page.locator("button.draw-offer").click()
     await expect(bob_page.locator(".offer")).to_have_text("Your opponent offers a draw.")
+    await artifacts_shot(bob_page, artifacts / "room-draw-offer.png")
     await bob_page.locator("button.draw-accept").click()
     await expect(ann_page.locator(".turn")).to_contain_text("a draw (agreement)")
     await ann_page.locator("button.rematch").click()
