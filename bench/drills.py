@@ -91,6 +91,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"\n{report.drill}:")
         if report.errors:
             print(f"  resent after: {dict(sorted(report.errors.items()))}")
+        if report.stalled_syncs:
+            print(f"  syncs asked again after {drills.STALL_SECONDS} s without news: ", end="")
+            print(report.stalled_syncs)
         for key, value in report.notes.items():
             print(f"  {key}: {value}")
         for problem in report.problems:
