@@ -92,8 +92,8 @@ def main(argv: list[str] | None = None) -> int:
         if report.errors:
             print(f"  resent after: {dict(sorted(report.errors.items()))}")
         if report.stalled_syncs:
-            print(f"  syncs asked again after {drills.STALL_SECONDS} s without news: ", end="")
-            print(report.stalled_syncs)
+            waited = drills.STALL_SECONDS
+            print(f"  syncs asked again after {waited} s without news: {report.stalled_syncs}")
         for key, value in report.notes.items():
             print(f"  {key}: {value}")
         for problem in report.problems:
