@@ -26,6 +26,9 @@ from websockets.exceptions import ConnectionClosed
 from server import protocol
 from server.diff import DiffError, apply
 
+SYNC_RETRY_SECONDS = 0.5
+"""How long a view waits before asking again after the server refused an automatic sync."""
+
 
 class ServerReplyError(Exception):
     """The server answered a request with an error frame."""
@@ -103,6 +106,7 @@ class Client:
         self.on_diff: Callable[[str, int], None] | None = None
         self._ids = itertools.count(1)
         self._replies: dict[protocol.RequestId, asyncio.Future[dict[str, Any]]] = {}
+        self._sync_requests: dict[protocol.RequestId, RoomView] = {}
         self._changed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._welcome: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._tasks: set[asyncio.Task[None]] = set()
@@ -321,6 +325,12 @@ class Client:
                 view = self.rooms.get(body["room"])
                 if view is not None:
                     view.syncing = False
+            refused_sync = self._sync_requests.pop(body.get("ref"), None)  # type: ignore[arg-type]
+            if refused_sync is not None and kind == "error":
+                # An automatic sync refused (Redis restarting, say): try again shortly, or
+                # the view would wait for ever and ignore every later diff.
+                refused_sync.syncing = False
+                asyncio.get_running_loop().call_later(SYNC_RETRY_SECONDS, self._sync, refused_sync)
             future = self._replies.get(body.get("ref"))  # type: ignore[arg-type]
             if future is not None and not future.done():
                 future.set_result(body)
@@ -352,7 +362,9 @@ class Client:
         if view.syncing:
             return
         view.syncing = True
-        body = {"t": "sync", "id": next(self._ids), "room": view.room, "version": view.version}
+        request_id = next(self._ids)
+        self._sync_requests[request_id] = view
+        body = {"t": "sync", "id": request_id, "room": view.room, "version": view.version}
         task = asyncio.ensure_future(self.socket.send(msgpack.packb(body, use_bin_type=True)))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)

@@ -58,4 +58,5 @@ def from_environment(environ: Mapping[str, str] | None = None) -> Settings:
         lobby_sweep_seconds=float(env.get("LOBBY_SWEEP_SECONDS", defaults.lobby_sweep_seconds)),
         challenge_lifetime=float(env.get("CHALLENGE_LIFETIME", defaults.challenge_lifetime)),
         presence_ttl=float(env.get("PRESENCE_TTL", defaults.presence_ttl)),
+        send_queue=int(env.get("SEND_QUEUE", defaults.send_queue)),
     )
