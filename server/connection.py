@@ -69,6 +69,8 @@ from server.settings import Settings
 log = logging.getLogger(__name__)
 
 MAX_ROOMS_PER_CONNECTION = 32
+CATCH_UP_ATTEMPTS = 8
+"""Tries to catch a room up after the diff stream returns (about 8 s in all)."""
 
 
 @dataclass
@@ -172,18 +174,32 @@ class Connection:
             self._send(frame)
 
     async def catch_up_all(self) -> None:
-        """Send what every watched room committed while diffs could not reach this process."""
-        for room_id, watch in list(self.watching.items()):
-            if watch.version is None:
-                continue  # a join in progress brings it up to date
-            try:
-                version, frames = await self.service.catch_up(room_id, watch.version)
-            except RECOVERABLE:
-                continue
-            if watch.version is not None and version > watch.version:
-                for frame in frames:
-                    self._send(frame)
-                watch.version = version
+        """Send what every watched room committed while diffs could not reach this process.
+
+        A room whose read fails (Redis still loading after a restart) is tried again with a
+        growing pause: skipping it would leave its watchers waiting for a diff that never comes.
+        """
+        pending = list(self.watching)
+        for attempt in range(CATCH_UP_ATTEMPTS):
+            if attempt:
+                await asyncio.sleep(min(2.0, 0.1 * 2**attempt))
+            failed = []
+            for room_id in pending:
+                watch = self.watching.get(room_id)
+                if watch is None or watch.version is None:
+                    continue  # left since, or a join in progress brings it up to date
+                try:
+                    version, frames = await self.service.catch_up(room_id, watch.version)
+                except RECOVERABLE:
+                    failed.append(room_id)
+                    continue
+                if watch.version is not None and version > watch.version:
+                    for frame in frames:
+                        self._send(frame)
+                    watch.version = version
+            if not failed or self.close_code is not None:
+                return
+            pending = failed
 
     async def shut(self, code: CloseCode) -> None:
         """Close this socket from the server side (shutdown)."""
