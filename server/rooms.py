@@ -17,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any, TypeAlias
 
+from lobby import clocks
 from lobby.challenges import rematch_id
 from rules import find_game
 from rules.api import GameRules, OptionsError, Outcome, Seat
@@ -39,6 +40,7 @@ PlayerId: TypeAlias = str
 
 _ROOM_ID_RE = re.compile(r"[A-Za-z0-9_.-]{1,64}$")
 RESIGNATION = "resignation"
+TIME = "time"
 ABORTED = "aborted"
 AGREEMENT = "agreement"
 DRAW_OFFER = "offer"
@@ -79,6 +81,8 @@ class Room:
     """Players who asked for a rematch of the finished game."""
     rematch: RoomId | None = None
     """The rematch's room once both players asked for it."""
+    clock: clocks.Clock | None = None
+    """The game clock; None for a game without a time control."""
 
     @property
     def rules(self) -> GameRules:
@@ -98,9 +102,14 @@ class Room:
 
 @dataclass(frozen=True, slots=True)
 class Move:
+    """``now`` is the commit time the service passes in; ``lag`` the mover's measured
+    one-way network lag (credited up to ``clocks.MAX_LAG_CREDIT``)."""
+
     player: PlayerId
     version: int
     text: str
+    now: float = 0.0
+    lag: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,7 +143,14 @@ class SetSpectators:
     count: int
 
 
-Command: TypeAlias = Move | Resign | Abort | Draw | Rematch | SetSpectators
+@dataclass(frozen=True, slots=True)
+class Timeout:
+    """End the game if the running clock's flag has fallen at ``now``."""
+
+    now: float
+
+
+Command: TypeAlias = Move | Resign | Abort | Draw | Rematch | SetSpectators | Timeout
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,9 +210,17 @@ class Transition:
 
 
 def new_room(
-    room_id: RoomId, game: str, options: str, seats: tuple[SeatHolder, SeatHolder]
+    room_id: RoomId,
+    game: str,
+    options: str,
+    seats: tuple[SeatHolder, SeatHolder],
+    time_control: str | None = None,
 ) -> Room:
     """A room at version 0 for a new game; raises UnknownGameError or BadOptionsError."""
+    try:
+        control = clocks.parse_time_control(time_control)
+    except ValueError as error:
+        raise BadOptionsError(str(error)) from error
     if not _ROOM_ID_RE.match(room_id):
         raise BadRequestError(f"room id {room_id!r} must be 1 to 64 letters, digits, . _ -")
     try:
@@ -213,6 +237,7 @@ def new_room(
         options=rules.options_text(parsed),
         seats=seats,
         state=rules.new_game(parsed),
+        clock=None if control is None else clocks.new_clock(control),
     )
 
 
@@ -235,12 +260,23 @@ def _decide_move(room: Room, command: Command) -> Transition:
         raise NotYourTurnError(f"it is {room.seats[seat].name}'s turn")
     move = rules.parse_move(room.state, command.text)
     state = rules.play(room.state, move)
+    clock = room.clock
+    if clock is not None:
+        clock = clocks.charge(clock, seat, command.now, command.lag)
+        if clocks.is_out_of_time(clock, seat):
+            return _end_on_time(room, clock, seat)
     events: list[Event] = [MovePlayed(seat, rules.move_text(move))]
     seats = room.seats
     if is_swap(move):
         seats = (seats[1], seats[0])
         events.append(SeatsSwapped(seats))
+        if clock is not None:
+            clock = clocks.swap_seats(clock)
     outcome = rules.outcome(state)
+    if clock is not None and outcome is None:
+        following = rules.to_move(state)
+        if following is not None:
+            clock = clocks.start(clock, following, command.now)
     if outcome is not None:
         events.append(GameEnded(outcome))
     draw_offer = room.draw_offer
@@ -257,8 +293,37 @@ def _decide_move(room: Room, command: Command) -> Transition:
         position_version=version,
         outcome=outcome,
         draw_offer=None if outcome is not None else draw_offer,
+        clock=clock,
     )
     return Transition(new, tuple(events))
+
+
+def _decide_timeout(room: Room, command: Command) -> Transition:
+    """A flag fall loses in every game (see lobby.clocks); anything else changes nothing, so
+    any number of processes may ask and the game ends once."""
+    assert isinstance(command, Timeout)
+    if room.outcome is not None or room.clock is None:
+        return Transition(room, ())
+    seat = clocks.flagged(room.clock, command.now)
+    if seat is None:
+        return Transition(room, ())
+    return _end_on_time(room, room.clock, seat)
+
+
+def _end_on_time(room: Room, clock: clocks.Clock, seat: Seat) -> Transition:
+    left = min(0.0, clock.remaining[seat])
+    remaining = (left, clock.remaining[1]) if seat is Seat.FIRST else (clock.remaining[0], left)
+    outcome = Outcome(winner=seat.other, reason=TIME)
+    version = room.version + 1
+    new = replace(
+        room,
+        outcome=outcome,
+        version=version,
+        position_version=version,
+        draw_offer=None,
+        clock=replace(clock, remaining=remaining, running=None),
+    )
+    return Transition(new, (GameEnded(outcome),))
 
 
 def _decide_resign(room: Room, command: Command) -> Transition:
@@ -348,6 +413,7 @@ HANDLERS: dict[type, Callable[[Room, Command], Transition]] = {
     Draw: _decide_draw,
     Rematch: _decide_rematch,
     SetSpectators: _decide_spectators,
+    Timeout: _decide_timeout,
 }
 
 
@@ -395,7 +461,16 @@ def room_doc(room: Room) -> dict[str, Any]:
         "spectators": room.spectators,
         "draw_offer": room.draw_offer,
         "rematch": {"offers": list(room.rematch_offers), "room": room.rematch},
+        "clock": None if room.clock is None else clocks.clock_data(_shown_clock(room)),
     }
+
+
+def _shown_clock(room: Room) -> clocks.Clock:
+    """The clock as clients see it: none runs once the game is over, however it ended."""
+    assert room.clock is not None
+    if room.outcome is not None and room.clock.running is not None:
+        return replace(room.clock, running=None)
+    return room.clock
 
 
 def rematch_room(room: Room) -> Room:
@@ -404,7 +479,8 @@ def rematch_room(room: Room) -> Room:
     if room.rematch is None:
         raise ValueError(f"room {room.id} has no agreed rematch")
     first, second = starting_seats(room)
-    return new_room(room.rematch, room.game, room.options, (second, first))
+    control = None if room.clock is None else clocks.time_control_text(room.clock.control)
+    return new_room(room.rematch, room.game, room.options, (second, first), control)
 
 
 def starting_seats(room: Room) -> tuple[SeatHolder, SeatHolder]:
@@ -442,6 +518,7 @@ def room_from_doc(doc: dict[str, Any]) -> Room:
             draw_offer=doc.get("draw_offer"),
             rematch_offers=tuple(str(p) for p in (doc.get("rematch") or {}).get("offers", ())),
             rematch=(doc.get("rematch") or {}).get("room"),
+            clock=None if doc.get("clock") is None else clocks.clock_from_data(doc["clock"]),
         )
     except (KeyError, TypeError) as error:
         raise ValueError(f"not a room document: {error}") from error

@@ -15,13 +15,14 @@ import logging
 import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from typing import Any, TypeVar
 
 import redis.asyncio as aioredis
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from server import store
+from server import clock_store, store
 from server.diff import diff
 from server.errors import BusyError, StaleVersionError, UnavailableError, UnknownRoomError
 from server.fanout import Fanout
@@ -77,6 +78,8 @@ class RoomService:
         self._count_tasks: dict[RoomId, asyncio.Task[None]] = {}
         self.on_commit: Callable[[Room, tuple[Event, ...]], None] | None = None
         """Told of every committed change (the lobby keeps its live list with it)."""
+        self.clock: Callable[[], float] = time.time
+        """The commit time moves are charged at (seconds since the epoch; tests replace it)."""
 
     async def room(self, room_id: RoomId) -> Loaded:
         """The room, from the cache or Redis; raises UnknownRoomError."""
@@ -108,6 +111,8 @@ class RoomService:
             # part of what makes a resend the same request.
             what = _request_text(command)
             ack = f"{command.version}:{command.player}:{request_id}:{what}"
+        if isinstance(command, Move):
+            command = replace(command, now=self.clock())
         for _ in range(COMMIT_ATTEMPTS):
             cached = room_id in self._cache
             loaded = await self.room(room_id)
@@ -131,6 +136,10 @@ class RoomService:
             if any(isinstance(event, RematchAgreed) for event in transition.events):
                 # The rematch's room exists before any client can read its id.
                 await _storage(store.create_room(self.client, rematch_room(new)))
+            old = loaded.room
+            timed = new.clock is not None and (new.clock, new.outcome) != (old.clock, old.outcome)
+            if timed:
+                await _storage(clock_store.lower(self.client, new))
             doc = room_doc(new)
             frame = encode_diff(room_id, new.version, diff(loaded.doc, doc))
             whole = new.version - loaded.doc_version >= self.snapshot_every
@@ -157,6 +166,8 @@ class RoomService:
                 self.fanout.deliver(room_id, new.version, frame)
                 if self.on_commit is not None:
                     self.on_commit(new, transition.events)
+                if timed:
+                    await _storage(clock_store.settle(self.client, new))
                 return new.version
             if result.duplicate:
                 return result.version
