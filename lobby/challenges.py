@@ -5,8 +5,8 @@ takes a challenge and returns a new one, or raises a coded :class:`~lobby.errors
 and changes nothing; :mod:`lobby.store` makes them atomic in Redis.  Accepting decides the
 seats, so the server can create the room (room id = challenge id) from the accepted value
 alone.  A rematch is an accepted challenge built from a finished game.
-Imports :mod:`rules`, :mod:`lobby.identity`, :mod:`lobby.games` and :mod:`lobby.errors`;
-never Redis.
+Imports :mod:`rules`, :mod:`lobby.identity`, :mod:`lobby.games`, :mod:`lobby.clocks` and
+:mod:`lobby.errors`; never Redis.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 from enum import Enum
 from typing import Any
 
+from lobby.clocks import canonical_time_control
 from lobby.errors import (
     AlreadyAcceptedError,
     BadOptionsError,
@@ -198,6 +199,10 @@ def create(
             "cancel one first"
         )
     name, canonical = canonical_options(game, options)
+    try:
+        time_control = canonical_time_control(time_control)
+    except ValueError as error:
+        raise BadOptionsError(str(error)) from error
     return Challenge(
         id=id,
         challenger=challenger,

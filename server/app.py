@@ -37,7 +37,7 @@ from lobby.games import record_text
 from lobby.identity import issue_token
 from rules import GAMES
 from rules.api import describe_flags
-from server import store
+from server import clock_store, store
 from server.auth import NotAuthenticatedError, authenticate, guest_session, player_data
 from server.connection import Connection
 from server.errors import BadRequestError, ClientError, UnknownRoomError, error_code
@@ -109,8 +109,10 @@ def create_app(settings: Settings) -> Starlette:
         service.on_commit = lobby.room_changed
         runtime = Runtime(client, secret, service, fanout, metrics, set(), lobby)
         app.state.runtime = runtime
+        adjudicator = clock_store.Adjudicator(service)
         await fanout.start()
         await lobby.start()
+        adjudicator.start()
         try:
             yield
         finally:
@@ -120,6 +122,7 @@ def create_app(settings: Settings) -> Starlette:
             finally:
                 # The lobby's sweep must stop whatever happened above: left running, it would
                 # keep expiring challenges and presence on this Redis.
+                await adjudicator.stop()
                 await lobby.stop()
             await fanout.stop()
             await client.aclose(close_connection_pool=True)

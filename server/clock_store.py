@@ -17,7 +17,11 @@ are arguments.  Imports redis, lobby.clocks, rooms and store.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
+import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import redis.asyncio as aioredis
@@ -105,3 +109,35 @@ async def adjudicate(service: RoomService, now: float) -> int:
         except Exception:  # one bad room must not stop the others
             log.warning("room %s not adjudicated", room_id, exc_info=True)
     return len(rooms)
+
+
+class Adjudicator:
+    """The periodic sweep of one process: every ``every`` seconds, adjudicate what is due.
+    Every process runs one; they need no coordination (see :func:`adjudicate`)."""
+
+    def __init__(
+        self, service: RoomService, every: float = 0.5, now: Callable[[], float] = time.time
+    ) -> None:
+        self.service = service
+        self.every = every
+        self.now = now
+        self._task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        if self._task is None:
+            self._task = asyncio.create_task(self._run())
+
+    async def stop(self) -> None:
+        task, self._task = self._task, None
+        if task is not None:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+    async def _run(self) -> None:
+        while True:
+            try:
+                await adjudicate(self.service, self.now())
+            except Exception:  # Redis away for a moment: try again at the next tick
+                log.warning("clock sweep failed", exc_info=True)
+            await asyncio.sleep(self.every)

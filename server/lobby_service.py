@@ -225,7 +225,9 @@ class LobbyService:
     async def _open_room(self, challenge: Challenge) -> str:
         assert challenge.seats is not None
         first, second = (SeatHolder(p.id, p.name) for p in challenge.seats)
-        room = new_room(challenge.id, challenge.game, challenge.options, (first, second))
+        room = new_room(
+            challenge.id, challenge.game, challenge.options, (first, second), challenge.time_control
+        )
         await _storage(store.create_room(self.client, room))
         await _storage(
             lobby_store.add_live_game_from_challenge(self.client, challenge, self.clock())

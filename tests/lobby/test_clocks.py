@@ -140,3 +140,37 @@ def test_clock_data_round_trips_and_shows_the_deadline() -> None:
     assert clocks.clock_from_data(data) == clock
     with pytest.raises(ValueError):
         clocks.clock_from_data({"control": None, "remaining": [1, 2]})
+
+
+def test_a_challenge_keeps_its_time_control_in_the_canonical_text() -> None:
+    from lobby import challenges
+    from lobby.errors import BadOptionsError
+    from lobby.identity import Player
+
+    ann = Player("g:ann", "Ann", guest=True)
+    made = challenges.create(
+        "c1",
+        ann,
+        None,
+        "boche",
+        "",
+        challenges.Colour.MINE,
+        False,
+        0.0,
+        0,
+        time_control=" 5+3 ",
+    )
+    assert made.time_control == "5+3"
+    with pytest.raises(BadOptionsError, match="time control"):
+        challenges.create(
+            "c2",
+            ann,
+            None,
+            "boche",
+            "",
+            challenges.Colour.MINE,
+            False,
+            0.0,
+            0,
+            time_control="soon",
+        )
