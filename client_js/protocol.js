@@ -17,6 +17,8 @@ export const MsgType = Object.freeze({
   ACCEPT: "accept",
   DECLINE: "decline",
   CANCEL: "cancel",
+  CLAIM: "claim",
+  PONG: "pong",
   WELCOME: "welcome",
   JOINED: "joined",
   LEFT: "left",
@@ -26,6 +28,7 @@ export const MsgType = Object.freeze({
   ERROR: "error",
   ACCEPTED: "accepted",
   LOBBY_EVENT: "lobby_event",
+  PING: "ping",
 });
 
 export const ErrorCode = Object.freeze({
@@ -62,6 +65,7 @@ export const ErrorCode = Object.freeze({
   BAD_NAME: "bad_name",
   WEAK_PASSWORD: "weak_password",
   BAD_RECORD: "bad_record",
+  CANNOT_CLAIM: "cannot_claim",
 });
 
 export const CloseCode = Object.freeze({
@@ -150,6 +154,14 @@ export const CLIENT_MESSAGES = Object.freeze({
   "cancel": [
     "id",
     "challenge"
+  ],
+  "claim": [
+    "id",
+    "room",
+    "version"
+  ],
+  "pong": [
+    "id"
   ]
 });
 /** Fields of every message the server sends, by type (`lobby` and `challenge` are
@@ -204,5 +216,8 @@ export const SERVER_MESSAGES = Object.freeze({
     "ref",
     "challenge",
     "room"
+  ],
+  "ping": [
+    "n"
   ]
 });

@@ -39,6 +39,8 @@ from rules.api import Seat
 DAY = 86_400.0
 MAX_LAG_CREDIT = 1.0
 """The most a move is credited for its mover's network lag, in seconds."""
+AWAY_GRACE = 60.0
+"""Seconds a live player may be away before the opponent may claim the win."""
 MAX_LIVE_SECONDS = 3 * 3600.0
 """Longest live base time or increment a challenge may ask for."""
 MAX_DAYS = 30
@@ -245,3 +247,28 @@ def clock_from_data(data: dict[str, Any]) -> Clock:
 
 def _with(remaining: tuple[float, float], seat: Seat, value: float) -> tuple[float, float]:
     return (value, remaining[1]) if seat is Seat.FIRST else (remaining[0], value)
+
+
+class LagMeter:
+    """One connection's lag, from the round trips of the server's pings (times are
+    arguments).  The lag is half the last round trip; a client that answers slowly only
+    raises its own figure, and no move is credited more than :data:`MAX_LAG_CREDIT`."""
+
+    def __init__(self) -> None:
+        self._sent: dict[int, float] = {}
+        self._count = 0
+        self.lag = 0.0
+
+    def ping(self, now: float) -> int:
+        """The number of a new ping sent at ``now``; only the last few are remembered."""
+        self._count += 1
+        self._sent[self._count] = now
+        for old in [n for n in self._sent if n <= self._count - 4]:
+            del self._sent[old]
+        return self._count
+
+    def pong(self, n: object, now: float) -> None:
+        """The answer to ping ``n`` arrived at ``now``; unknown numbers are ignored."""
+        sent = self._sent.pop(n, None) if isinstance(n, int) else None
+        if sent is not None and now >= sent:
+            self.lag = (now - sent) / 2

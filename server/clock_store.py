@@ -141,3 +141,14 @@ class Adjudicator:
             except Exception:  # Redis away for a moment: try again at the next tick
                 log.warning("clock sweep failed", exc_info=True)
             await asyncio.sleep(self.every)
+
+
+def presence_key(room_id: RoomId) -> str:
+    return f"room:{{{room_id}}}:present"
+
+
+async def change_presence(client: aioredis.Redis, room_id: RoomId, player: str, delta: int) -> int:
+    """Count a seated player's socket on the room in or out; returns how many they have now
+    over every process (so closing one of two tabs does not mark them away)."""
+    key = presence_key(room_id)
+    return max(0, int(await client.hincrby(key, player, delta)))

@@ -19,8 +19,9 @@ from dataclasses import dataclass, field
 
 from starlette.types import Receive, Send
 
+from lobby.clocks import Kind, LagMeter
 from lobby.identity import Player
-from server import protocol
+from server import clock_store, protocol
 from server.auth import player_data
 from server.errors import (
     RECOVERABLE,
@@ -38,6 +39,7 @@ from server.protocol import (
     ClientAccept,
     ClientCancel,
     ClientChallenge,
+    ClientClaim,
     ClientDecline,
     ClientDraw,
     ClientJoin,
@@ -45,6 +47,7 @@ from server.protocol import (
     ClientLobby,
     ClientMessage,
     ClientMove,
+    ClientPong,
     ClientRematch,
     ClientResign,
     ClientSync,
@@ -59,10 +62,11 @@ from server.protocol import (
     ServerLeft,
     ServerLobby,
     ServerOk,
+    ServerPing,
     ServerWelcome,
     encode,
 )
-from server.rooms import Abort, Draw, Move, Rematch, Resign, seat_role
+from server.rooms import Abort, Claim, Draw, Move, Presence, Rematch, Resign, seat_role
 from server.service import RoomService
 from server.settings import Settings
 
@@ -131,6 +135,8 @@ class Connection:
         self.queue: asyncio.Queue[bytes | None] = asyncio.Queue(settings.send_queue)
         self.bucket = TokenBucket(settings.rate_per_second, settings.rate_burst, time.monotonic())
         self.close_code: CloseCode | None = None
+        self.lag = LagMeter()
+        """This socket's network lag, credited (boundedly) to the player's moves."""
         self._open = True
         """False once a close was sent or the peer is gone: nothing more may be sent."""
 
@@ -237,8 +243,17 @@ class Connection:
         match request:
             case ClientMove():
                 self._joined(request.room)
-                move = Move(self.player.id, request.version, request.move)
+                lag = self.lag.lag
+                move = Move(self.player.id, request.version, request.move, lag=lag)
                 version = await self.service.command(request.room, move, request.id)
+                self._send(encode(ServerOk(request.id, request.room, version)))
+                await self._ping(request.room)  # a fresh measure for the next move
+            case ClientPong():
+                self.lag.pong(request.id, time.monotonic())
+            case ClientClaim():
+                self._joined(request.room)
+                claim = Claim(self.player.id, request.version)
+                version = await self.service.command(request.room, claim, request.id)
                 self._send(encode(ServerOk(request.id, request.room, version)))
             case ClientJoin() | ClientSync():
                 await self._join(request)
@@ -352,6 +367,9 @@ class Connection:
                 watch.counted = True
             except RECOVERABLE:
                 log.warning("spectator of room %s not counted", request.room)
+        if new and watch.role is Role.PLAYER:
+            await self._presence(request.room, +1)
+            await self._ping(request.room)
 
     async def _leave(self, room_id: str) -> None:
         watch = self.watching.pop(room_id, None)
@@ -361,6 +379,27 @@ class Connection:
         self.metrics.rooms = self.service.fanout.room_count
         if watch.counted:
             await self.service.change_spectators(room_id, -1)
+        if watch.role is Role.PLAYER:
+            await self._presence(room_id, -1)
+
+    async def _presence(self, room_id: str, delta: int) -> None:
+        """Count this player's socket in or out; the room shows them away when none is left."""
+        try:
+            count = await clock_store.change_presence(
+                self.service.client, room_id, self.player.id, delta
+            )
+            await self.service.command(room_id, Presence(self.player.id, count > 0, 0.0))
+        except RECOVERABLE:
+            log.warning("presence of %s in room %s not updated", self.player.id, room_id)
+
+    async def _ping(self, room_id: str) -> None:
+        """Measure the lag again if ``room_id`` has a live clock (only live moves need it)."""
+        try:
+            clock = (await self.service.room(room_id)).room.clock
+        except RECOVERABLE:
+            return
+        if clock is not None and clock.control.kind is Kind.LIVE:
+            self._send(encode(ServerPing(self.lag.ping(time.monotonic()))))
 
     async def _leave_all(self) -> None:
         for room_id in list(self.watching):

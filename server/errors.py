@@ -77,6 +77,11 @@ class GameNotOverError(ClientError):
     """A rematch of a game that is still being played."""
 
 
+class CannotClaimError(ClientError):
+    """A claim of the win while the opponent is here, not yet away long enough, or in a
+    correspondence game (where the clock settles absence)."""
+
+
 _CODES: dict[type[BaseException], ErrorCode] = {
     UnknownTypeError: ErrorCode.UNKNOWN_TYPE,
     MessageError: ErrorCode.BAD_REQUEST,
@@ -97,6 +102,7 @@ _CODES: dict[type[BaseException], ErrorCode] = {
     UnavailableError: ErrorCode.UNAVAILABLE,
     CannotAbortError: ErrorCode.CANNOT_ABORT,
     NoOfferError: ErrorCode.NO_OFFER,
+    CannotClaimError: ErrorCode.CANNOT_CLAIM,
     GameNotOverError: ErrorCode.GAME_NOT_OVER,
 }
 

@@ -45,6 +45,8 @@ class MsgType(StrEnum):
     ACCEPT = "accept"
     DECLINE = "decline"
     CANCEL = "cancel"
+    CLAIM = "claim"
+    PONG = "pong"
     # server to client (``lobby`` and ``challenge`` are also replies of the same names)
     WELCOME = "welcome"
     JOINED = "joined"
@@ -55,6 +57,7 @@ class MsgType(StrEnum):
     ERROR = "error"
     ACCEPTED = "accepted"
     LOBBY_EVENT = "lobby_event"
+    PING = "ping"
 
 
 class DrawAction(StrEnum):
@@ -101,6 +104,7 @@ class ErrorCode(StrEnum):
     BAD_NAME = "bad_name"
     WEAK_PASSWORD = "weak_password"
     BAD_RECORD = "bad_record"
+    CANNOT_CLAIM = "cannot_claim"
 
 
 class CloseCode(IntEnum):
@@ -276,6 +280,25 @@ class ClientCancel:
     challenge: str
 
 
+@dataclass(frozen=True, slots=True)
+class ClientClaim:
+    """Claim the win of a live game whose opponent has been away longer than the grace
+    period (the room's ``away`` and ``claim_after`` say when)."""
+
+    TYPE: ClassVar[MsgType] = MsgType.CLAIM
+    id: RequestId
+    room: str
+    version: int
+
+
+@dataclass(frozen=True, slots=True)
+class ClientPong:
+    """The answer to ``ping``: ``id`` is the ping's ``n``; the server measures the lag."""
+
+    TYPE: ClassVar[MsgType] = MsgType.PONG
+    id: RequestId
+
+
 ClientMessage: TypeAlias = (
     ClientJoin
     | ClientSync
@@ -290,6 +313,8 @@ ClientMessage: TypeAlias = (
     | ClientAccept
     | ClientDecline
     | ClientCancel
+    | ClientClaim
+    | ClientPong
 )
 
 # --- server to client -------------------------------------------------------------------------
@@ -388,6 +413,15 @@ class ServerChallenge:
 
 
 @dataclass(frozen=True, slots=True)
+class ServerPing:
+    """Answer at once with ``pong`` whose ``id`` is ``n``: the round trip measures the lag
+    credited to your moves."""
+
+    TYPE: ClassVar[MsgType] = MsgType.PING
+    n: int
+
+
+@dataclass(frozen=True, slots=True)
 class ServerAccepted:
     """Reply to ``accept``: the accepted challenge and the room of its game."""
 
@@ -409,6 +443,7 @@ ServerMessage: TypeAlias = (
     | ServerLobbyEvent
     | ServerChallenge
     | ServerAccepted
+    | ServerPing
 )
 
 CLIENT_MESSAGES: dict[str, type[ClientMessage]] = {
@@ -427,6 +462,8 @@ CLIENT_MESSAGES: dict[str, type[ClientMessage]] = {
         ClientAccept,
         ClientDecline,
         ClientCancel,
+        ClientClaim,
+        ClientPong,
     )
 }
 SERVER_MESSAGES: dict[str, type[ServerMessage]] = {
@@ -443,6 +480,7 @@ SERVER_MESSAGES: dict[str, type[ServerMessage]] = {
         ServerLobbyEvent,
         ServerChallenge,
         ServerAccepted,
+        ServerPing,
     )
 }
 

@@ -4,10 +4,11 @@ A :class:`Room` holds the game's name and options, which player holds each seat 
 swap), the version, the rules state, the move record, the outcome and the spectator count.
 :func:`decide` is the whole of the server's decisions: room + command -> new room + events,
 or a ClientError and nothing changes.  Each command (move, resign, abort, draw, rematch,
-spectator count) is a command class and a handler in ``HANDLERS``.  :func:`room_doc` is the
-plain data clients see and diffs are taken of; :func:`room_from_doc` reads it back.  Names no
-game: everything goes through ``rules.find_game``.  Imports rules, lobby.challenges (the
-rematch id) and server.errors; no I/O.
+spectator count, timeout, presence, claim) is a command class and a handler in ``HANDLERS``;
+the clock (lobby.clocks) is part of the room, charged at the commit time the service passes.
+:func:`room_doc` is the plain data clients see and diffs are taken of; :func:`room_from_doc`
+reads it back.  Names no game: everything goes through ``rules.find_game``.  Imports rules,
+lobby.challenges (the rematch id), lobby.clocks and server.errors; no I/O.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from server.errors import (
     BadOptionsError,
     BadRequestError,
     CannotAbortError,
+    CannotClaimError,
     GameNotOverError,
     GameOverError,
     NoOfferError,
@@ -41,6 +43,7 @@ PlayerId: TypeAlias = str
 _ROOM_ID_RE = re.compile(r"[A-Za-z0-9_.-]{1,64}$")
 RESIGNATION = "resignation"
 TIME = "time"
+ABANDONMENT = "abandonment"
 ABORTED = "aborted"
 AGREEMENT = "agreement"
 DRAW_OFFER = "offer"
@@ -83,6 +86,8 @@ class Room:
     """The rematch's room once both players asked for it."""
     clock: clocks.Clock | None = None
     """The game clock; None for a game without a time control."""
+    away: tuple[float | None, float | None] = (None, None)
+    """Since when each seat's player has had no socket on the room (None: here)."""
 
     @property
     def rules(self) -> GameRules:
@@ -144,13 +149,33 @@ class SetSpectators:
 
 
 @dataclass(frozen=True, slots=True)
+class Presence:
+    """A seated player came (``here``) or left, at ``now``; the connection sends it."""
+
+    player: PlayerId
+    here: bool
+    now: float
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    """Claim the win because the opponent has been away past ``clocks.AWAY_GRACE``."""
+
+    player: PlayerId
+    version: int
+    now: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
 class Timeout:
     """End the game if the running clock's flag has fallen at ``now``."""
 
     now: float
 
 
-Command: TypeAlias = Move | Resign | Abort | Draw | Rematch | SetSpectators | Timeout
+Command: TypeAlias = (
+    Move | Resign | Abort | Draw | Rematch | SetSpectators | Timeout | Presence | Claim
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -190,6 +215,11 @@ class RematchAgreed:
     room: RoomId
 
 
+@dataclass(frozen=True, slots=True)
+class PresenceChanged:
+    away: tuple[float | None, float | None]
+
+
 Event: TypeAlias = (
     MovePlayed
     | SeatsSwapped
@@ -198,6 +228,7 @@ Event: TypeAlias = (
     | DrawOffered
     | RematchAsked
     | RematchAgreed
+    | PresenceChanged
 )
 
 
@@ -310,6 +341,54 @@ def _decide_timeout(room: Room, command: Command) -> Transition:
     return _end_on_time(room, room.clock, seat)
 
 
+def _decide_presence(room: Room, command: Command) -> Transition:
+    """Presence is kept while the game is on; after it, nobody waits for anyone."""
+    assert isinstance(command, Presence)
+    seats = room.seats_of(command.player)
+    if not seats or room.outcome is not None:
+        return Transition(room, ())
+    away = list(room.away)
+    for seat in seats:
+        if command.here:
+            away[seat] = None
+        elif away[seat] is None:
+            away[seat] = command.now
+    if tuple(away) == room.away:
+        return Transition(room, ())
+    new = replace(room, away=(away[0], away[1]), version=room.version + 1)
+    return Transition(new, (PresenceChanged(new.away),))
+
+
+def _decide_claim(room: Room, command: Command) -> Transition:
+    """The opponent of a live (or untimed) game left and stayed away past the grace period:
+    the player who stayed may take the win instead of waiting.  Correspondence games have no
+    claim: being away between moves is how they are played, and the clock ends them."""
+    assert isinstance(command, Claim)
+    seats = _check_player(room, command.player, command.version)
+    if room.clock is not None and room.clock.control.kind is clocks.Kind.CORRESPONDENCE:
+        raise CannotClaimError("correspondence games end on time, not on absence")
+    seat = seats[0]
+    since = room.away[seat.other]
+    if len(seats) == 2 or since is None:
+        raise CannotClaimError("your opponent is here")
+    if command.now < since + clocks.AWAY_GRACE:
+        raise CannotClaimError(
+            f"your opponent may come back for {since + clocks.AWAY_GRACE - command.now:.0f} s"
+        )
+    outcome = Outcome(winner=seat, reason=ABANDONMENT)
+    version = room.version + 1
+    clock = None if room.clock is None else clocks.stop(room.clock, command.now)
+    new = replace(
+        room,
+        outcome=outcome,
+        version=version,
+        position_version=version,
+        draw_offer=None,
+        clock=clock,
+    )
+    return Transition(new, (GameEnded(outcome),))
+
+
 def _end_on_time(room: Room, clock: clocks.Clock, seat: Seat) -> Transition:
     left = min(0.0, clock.remaining[seat])
     remaining = (left, clock.remaining[1]) if seat is Seat.FIRST else (clock.remaining[0], left)
@@ -414,6 +493,8 @@ HANDLERS: dict[type, Callable[[Room, Command], Transition]] = {
     Rematch: _decide_rematch,
     SetSpectators: _decide_spectators,
     Timeout: _decide_timeout,
+    Presence: _decide_presence,
+    Claim: _decide_claim,
 }
 
 
@@ -462,6 +543,8 @@ def room_doc(room: Room) -> dict[str, Any]:
         "draw_offer": room.draw_offer,
         "rematch": {"offers": list(room.rematch_offers), "room": room.rematch},
         "clock": None if room.clock is None else clocks.clock_data(_shown_clock(room)),
+        "away": list(room.away),
+        "claim_after": clocks.AWAY_GRACE,
     }
 
 
@@ -519,9 +602,17 @@ def room_from_doc(doc: dict[str, Any]) -> Room:
             rematch_offers=tuple(str(p) for p in (doc.get("rematch") or {}).get("offers", ())),
             rematch=(doc.get("rematch") or {}).get("room"),
             clock=None if doc.get("clock") is None else clocks.clock_from_data(doc["clock"]),
+            away=_away_from_doc(doc.get("away")),
         )
     except (KeyError, TypeError) as error:
         raise ValueError(f"not a room document: {error}") from error
+
+
+def _away_from_doc(data: Any) -> tuple[float | None, float | None]:
+    if not data:
+        return (None, None)
+    first, second = (None if x is None else float(x) for x in data)
+    return (first, second)
 
 
 def seat_role(room: Room, player: PlayerId) -> Seat | None:

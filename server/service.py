@@ -30,10 +30,12 @@ from server.metrics import Metrics
 from server.protocol import ServerSnapshot, encode, encode_diff
 from server.rooms import (
     Abort,
+    Claim,
     Command,
     Draw,
     Event,
     Move,
+    Presence,
     RematchAgreed,
     Resign,
     Room,
@@ -111,7 +113,7 @@ class RoomService:
             # part of what makes a resend the same request.
             what = _request_text(command)
             ack = f"{command.version}:{command.player}:{request_id}:{what}"
-        if isinstance(command, Move):
+        if isinstance(command, Move | Claim | Presence):
             command = replace(command, now=self.clock())
         for _ in range(COMMIT_ATTEMPTS):
             cached = room_id in self._cache

@@ -174,3 +174,18 @@ def test_a_challenge_keeps_its_time_control_in_the_canonical_text() -> None:
             0,
             time_control="soon",
         )
+
+
+def test_lag_is_half_the_round_trip_of_the_last_answered_ping() -> None:
+    meter = clocks.LagMeter()
+    n = meter.ping(10.0)
+    meter.pong(n, 10.3)
+    assert meter.lag == pytest.approx(0.15)
+    meter.pong(n, 99.0)  # answered already: ignored
+    meter.pong("forged", 99.0)
+    assert meter.lag == pytest.approx(0.15)
+    old = meter.ping(20.0)
+    for i in range(4):
+        meter.ping(21.0 + i)
+    meter.pong(old, 20.1)  # too old to be remembered
+    assert meter.lag == pytest.approx(0.15)

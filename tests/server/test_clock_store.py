@@ -252,3 +252,55 @@ async def test_a_room_without_a_clock_writes_no_deadline(
     service = _service(redis_client, "a", FakeTime(0.0))
     await service.command("r1", Move(ANN.id, 0, "a1"))
     assert await redis_client.zcard(clock_store.DUE_KEY) == 0
+
+
+# --- presence and the claim ------------------------------------------------------------------
+
+
+def test_a_player_who_leaves_is_shown_away_and_back(ttt: ModuleType) -> None:
+    from server.rooms import Presence, PresenceChanged
+
+    room = decide(_room(), Move(ANN.id, 0, "a1", now=0.0)).room
+    gone = decide(room, Presence(BOB.id, here=False, now=5.0))
+    assert gone.events == (PresenceChanged((None, 5.0)),)
+    assert room_doc(gone.room)["away"] == [None, 5.0]
+    assert gone.room.position_version == room.position_version  # moves are not made stale
+    assert decide(gone.room, Presence(BOB.id, here=False, now=9.0)).events == ()  # still 5.0
+    back = decide(gone.room, Presence(BOB.id, here=True, now=7.0)).room
+    assert back.away == (None, None)
+    assert decide(room, Presence("g:someone", here=False, now=1.0)).events == ()
+
+
+def test_the_opponent_may_claim_the_win_only_after_the_grace_period(ttt: ModuleType) -> None:
+    from lobby.clocks import AWAY_GRACE
+    from server.errors import CannotClaimError
+    from server.rooms import ABANDONMENT, Claim, Presence
+
+    room = decide(_room(), Move(ANN.id, 0, "a1", now=0.0)).room
+    with pytest.raises(CannotClaimError, match="here"):
+        decide(room, Claim(ANN.id, room.version, now=500.0))
+    room = decide(room, Presence(BOB.id, here=False, now=10.0)).room
+    with pytest.raises(CannotClaimError, match="come back"):
+        decide(room, Claim(ANN.id, room.version, now=10.0 + AWAY_GRACE - 1))
+    with pytest.raises(CannotClaimError):
+        decide(room, Claim(BOB.id, room.version, now=1000.0))  # Ann is here
+    ended = decide(room, Claim(ANN.id, room.version, now=10.0 + AWAY_GRACE)).room
+    assert ended.outcome is not None
+    assert ended.outcome.winner is Seat.FIRST and ended.outcome.reason == ABANDONMENT
+    assert room_doc(ended)["clock"]["running"] is None
+
+
+def test_a_correspondence_game_has_no_claim(ttt: ModuleType) -> None:
+    from server.errors import CannotClaimError
+    from server.rooms import Claim, Presence
+
+    room = decide(_room("3d"), Presence(BOB.id, here=False, now=0.0)).room
+    with pytest.raises(CannotClaimError, match="correspondence"):
+        decide(room, Claim(ANN.id, room.version, now=10 * DAY))
+
+
+async def test_presence_counts_every_socket_of_a_player(redis_client: aioredis.Redis) -> None:
+    assert await clock_store.change_presence(redis_client, "r1", ANN.id, +1) == 1
+    assert await clock_store.change_presence(redis_client, "r1", ANN.id, +1) == 2
+    assert await clock_store.change_presence(redis_client, "r1", ANN.id, -1) == 1
+    assert await clock_store.change_presence(redis_client, "r1", ANN.id, -1) == 0
