@@ -320,6 +320,8 @@ class Client:
                 apply_lobby_event(self.lobby, body["event"], self.player["id"])
         elif kind == "lobby" and body.get("ref") is None:
             self.lobby = body["lobby"]  # the server lost its event stream: a fresh lobby
+        elif kind == "ping":
+            self._send_soon({"t": "pong", "id": body["n"]})  # the server measures the lag
         elif kind in ("joined", "left", "ok", "error", "lobby", "challenge", "accepted"):
             if kind == "joined":
                 view = self.rooms.get(body["room"])
@@ -365,6 +367,9 @@ class Client:
         request_id = next(self._ids)
         self._sync_requests[request_id] = view
         body = {"t": "sync", "id": request_id, "room": view.room, "version": view.version}
+        self._send_soon(body)
+
+    def _send_soon(self, body: dict[str, Any]) -> None:
         task = asyncio.ensure_future(self.socket.send(msgpack.packb(body, use_bin_type=True)))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
