@@ -4,7 +4,10 @@
 ``POST /api/guest`` makes a guest and a session token, ``POST /api/register`` and
 ``POST /api/login`` do the same for accounts; ``GET /api/games`` lists the games and their
 option flags; ``GET /api/players/<id>/games`` is a player's finished games and
-``GET /api/rooms/<id>/record.json`` (or ``.txt``) a game's record; ``GET /healthz`` checks Redis;
+``GET /api/rooms/<id>/record.json`` (or ``.txt``) a game's record; ``GET /api/tournaments``
+lists events, ``POST /api/tournaments`` creates one, ``GET /api/tournaments/<id>`` is one with
+its standings, and ``POST /api/tournaments/<id>/join`` (``/withdraw``) enters or leaves it
+(the POSTs authenticate with ``Authorization: Bearer <token>``); ``GET /healthz`` checks Redis;
 ``GET /metrics`` is Prometheus text; everything else is the static browser client.
 The composition root: imports Starlette, redis and the other server modules.
 """
@@ -34,7 +37,8 @@ from lobby import store as lobby_store
 from lobby.challenges import ChallengeLimits
 from lobby.errors import LobbyError
 from lobby.games import record_text
-from lobby.identity import issue_token
+from lobby.identity import Player, issue_token
+from lobby.tournaments import TournamentError
 from rules import GAMES
 from rules.api import describe_flags
 from server import clock_store, store
@@ -48,6 +52,7 @@ from server.protocol import CloseCode
 from server.rooms import Room, starting_seats
 from server.service import RoomService
 from server.settings import Settings
+from server.tournament_service import TournamentService, details, tournament_error_status
 
 MAX_BODY_BYTES = 4096
 """Largest JSON body the account routes read."""
@@ -64,6 +69,7 @@ class Runtime:
     metrics: Metrics
     connections: set[Connection]
     lobby: LobbyService
+    tournaments: TournamentService
 
 
 def redis_client(url: str, pool_size: int) -> aioredis.Redis:
@@ -106,13 +112,20 @@ def create_app(settings: Settings) -> Starlette:
             sweep_every=settings.lobby_sweep_seconds,
             presence_ttl=settings.presence_ttl,
         )
-        service.on_commit = lobby.room_changed
-        runtime = Runtime(client, secret, service, fanout, metrics, set(), lobby)
+        tournaments = TournamentService(client, step_every=settings.tournament_step_seconds)
+
+        def on_commit(room: Room, events: tuple[object, ...]) -> None:
+            lobby.room_changed(room, events)
+            tournaments.room_changed(room, events)
+
+        service.on_commit = on_commit
+        runtime = Runtime(client, secret, service, fanout, metrics, set(), lobby, tournaments)
         app.state.runtime = runtime
         adjudicator = clock_store.Adjudicator(service)
         await fanout.start()
         await lobby.start()
         adjudicator.start()
+        tournaments.start()
         try:
             yield
         finally:
@@ -123,6 +136,7 @@ def create_app(settings: Settings) -> Starlette:
                 # The lobby's sweep must stop whatever happened above: left running, it would
                 # keep expiring challenges and presence on this Redis.
                 await adjudicator.stop()
+                await tournaments.stop()
                 await lobby.stop()
             await fanout.stop()
             await client.aclose(close_connection_pool=True)
@@ -222,6 +236,44 @@ def create_app(settings: Settings) -> Starlette:
         runtime: Runtime = request.app.state.runtime
         return PlainTextResponse(runtime.metrics.render(), media_type="text/plain; version=0.0.4")
 
+    async def tournament_list(request: Request) -> Response:
+        runtime: Runtime = request.app.state.runtime
+        return JSONResponse(await runtime.tournaments.listing())
+
+    async def tournament_create(request: Request) -> Response:
+        runtime: Runtime = request.app.state.runtime
+        try:
+            player = _bearer(request, runtime.secret)
+            body = await _json_body(request)
+            created = await runtime.tournaments.create(player, body)
+        except (LobbyError, ClientError, TournamentError) as error:
+            return _error_response(error)
+        return JSONResponse(details(created))
+
+    async def tournament_get(request: Request) -> Response:
+        runtime: Runtime = request.app.state.runtime
+        try:
+            found = await runtime.tournaments.get(request.path_params["tournament"])
+        except TournamentError as error:
+            return _error_response(error)
+        return JSONResponse(details(found))
+
+    async def tournament_entry(request: Request) -> Response:
+        runtime: Runtime = request.app.state.runtime
+        tournament_id, action = request.path_params["tournament"], request.path_params["action"]
+        service = runtime.tournaments
+        try:
+            player = _bearer(request, runtime.secret)
+            if action == "join":
+                changed = await service.join(player, tournament_id)
+            elif action == "withdraw":
+                changed = await service.withdraw(player, tournament_id)
+            else:
+                return PlainTextResponse("join or withdraw\n", status_code=404)
+        except (LobbyError, ClientError, TournamentError) as error:
+            return _error_response(error)
+        return JSONResponse(details(changed))
+
     routes = [
         WebSocketRoute("/ws", _AsgiEndpoint(websocket_endpoint)),
         Route("/api/guest", guest, methods=["POST"]),
@@ -230,6 +282,10 @@ def create_app(settings: Settings) -> Starlette:
         Route("/api/games", games),
         Route("/api/players/{player}/games", player_games),
         Route("/api/rooms/{room}/record.{kind:str}", record),
+        Route("/api/tournaments", tournament_list),
+        Route("/api/tournaments", tournament_create, methods=["POST"]),
+        Route("/api/tournaments/{tournament}", tournament_get),
+        Route("/api/tournaments/{tournament}/{action}", tournament_entry, methods=["POST"]),
         Route("/healthz", healthz),
         Route("/metrics", metrics),
         Mount("/", StaticFiles(directory=settings.static_dir, html=True, check_dir=False)),
@@ -277,8 +333,37 @@ async def _credentials(request: Request) -> tuple[str, str]:
     return name, password
 
 
-def _error_response(error: LobbyError | ClientError) -> JSONResponse:
+def _bearer(request: Request, secret: bytes) -> Player:
+    """The player of the request's ``Authorization: Bearer`` token; raises BadRequestError."""
+    header = request.headers.get("authorization", "")
+    scheme, _, token = header.partition(" ")
+    try:
+        return authenticate(secret, token if scheme.lower() == "bearer" else None, time.time())
+    except NotAuthenticatedError as error:
+        raise BadRequestError(f"sign in first: {error}") from error
+
+
+async def _json_body(request: Request) -> dict[str, object]:
+    """A request's JSON object body; raises BadRequestError."""
+    raw = await request.body()
+    if len(raw) > MAX_BODY_BYTES:
+        raise BadRequestError("request body too large")
+    try:
+        body = json.loads(raw)
+    except ValueError as error:
+        raise BadRequestError("the body must be a JSON object") from error
+    if not isinstance(body, dict):
+        raise BadRequestError("the body must be a JSON object")
+    return body
+
+
+def _error_response(error: LobbyError | ClientError | TournamentError) -> JSONResponse:
     """A refusal as JSON with its wire code and an HTTP status."""
+    if isinstance(error, TournamentError):
+        return JSONResponse(
+            {"code": error.code.value.replace("-", "_"), "message": str(error)},
+            status_code=tournament_error_status(error),
+        )
     if isinstance(error, LobbyError):
         status = lobby_error_status(error)
     else:

@@ -4,7 +4,8 @@
 ``HOST``, ``PORT``, ``DATA_DIR``, ``SESSION_SECRET`` (unset: a secret shared through Redis),
 ``REDIS_POOL_SIZE``, ``RATE_PER_SECOND`` and ``RATE_BURST`` (requests per connection),
 ``DIFF_HISTORY``, ``STATIC_DIR``, and for the lobby ``LOBBY_SWEEP_SECONDS``,
-``CHALLENGE_LIFETIME`` and ``PRESENCE_TTL``.  Standard library only.
+``CHALLENGE_LIFETIME`` and ``PRESENCE_TTL``, and ``TOURNAMENT_STEP_SECONDS``.
+Standard library only.
 """
 
 from __future__ import annotations
@@ -37,6 +38,8 @@ class Settings:
     """Seconds an unanswered challenge waits before it expires."""
     presence_ttl: float = 60.0
     """Seconds a socket stays online without a heartbeat (a crashed process's sockets lapse)."""
+    tournament_step_seconds: float = 5.0
+    """Seconds between tournament scheduler steps (starts, pairings, repairs)."""
 
 
 def from_environment(environ: Mapping[str, str] | None = None) -> Settings:
@@ -59,4 +62,7 @@ def from_environment(environ: Mapping[str, str] | None = None) -> Settings:
         challenge_lifetime=float(env.get("CHALLENGE_LIFETIME", defaults.challenge_lifetime)),
         presence_ttl=float(env.get("PRESENCE_TTL", defaults.presence_ttl)),
         send_queue=int(env.get("SEND_QUEUE", defaults.send_queue)),
+        tournament_step_seconds=float(
+            env.get("TOURNAMENT_STEP_SECONDS", defaults.tournament_step_seconds)
+        ),
     )

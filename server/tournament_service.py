@@ -1,0 +1,386 @@
+"""Tournaments over the wire: requests, the scheduler step, and results from finished rooms.
+
+The imperative shell around :mod:`lobby.tournament_store` (which commits every transition of
+:mod:`lobby.tournaments` once, whatever races) for one server process:
+
+* requests: create, join, withdraw, list, get (standings, pairings, crosstable);
+* the scheduler step, run periodically by every process: starts due events (or cancels those
+  short of players), pairs each next round, finishes events; each transition is committed by
+  one process only, and the rooms of the games it created are opened idempotently on the game
+  id, so a crash between the commit and the rooms is repaired by the next step;
+* results: a committed room change whose room is a tournament game (room id = game id)
+  records the game's result at once and pairs the next round when it was the last game; the
+  step also reads the rooms of every unfinished game, so a result whose process died before
+  recording it is recorded by the next step of any process;
+* ratings: a rated event's games are applied to both players' ratings exactly once (idempotent
+  on the game id; the lobby's live list applies them too, by the same id).
+
+Holds no decisions; the Redis client is an argument. Imports lobby, server.store, rooms and
+service.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+import uuid
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import redis.asyncio as aioredis
+
+from lobby import rating_store
+from lobby import store as lobby_store
+from lobby import tournament_store as ts
+from lobby import tournaments as tn
+from lobby.games import LiveGame
+from lobby.identity import Player, is_guest_id
+from lobby.tournaments import ErrorCode, Format, Status, Step, Tournament, TournamentError
+from server import store
+from server.rooms import ABORTED, Room, SeatHolder, new_room
+from server.service import _storage
+
+log = logging.getLogger(__name__)
+
+_MAX_STEPS = 50
+"""Transitions one call of :meth:`TournamentService.advance` makes at most (a guard: each
+pass either commits or finds another process's commit)."""
+
+STEP_EVERY = 5.0
+"""Seconds between scheduler steps (a round is paired at once when its last game ends; the
+step starts events at their time and repairs what a dead process left undone)."""
+
+_SETTINGS_FIELDS: dict[str, type] = {
+    "game": str,
+    "format": str,
+    "starts_at": float,
+    "max_players": int,
+    "rated": bool,
+    "options": str,
+    "clock_seconds": int,
+    "increment_seconds": int,
+    "rounds": int,
+    "double": bool,
+    "duration": float,
+    "name": str,
+}
+
+
+def settings_from_body(body: Mapping[str, Any]) -> tn.Settings:
+    """Tournament settings from a request's JSON; raises TournamentError (impossible-settings)
+    for a missing or mistyped field. The values themselves are checked by ``tn.create``."""
+    values: dict[str, Any] = {}
+    for name, kind in _SETTINGS_FIELDS.items():
+        if name not in body:
+            continue
+        value = body[name]
+        ok = (
+            isinstance(value, bool)
+            if kind is bool
+            else isinstance(value, (int, float)) and not isinstance(value, bool)
+            if kind in (int, float)
+            else isinstance(value, str)
+        )
+        if not ok or (kind is int and isinstance(value, float) and not value.is_integer()):
+            raise TournamentError(
+                ErrorCode.IMPOSSIBLE_SETTINGS, f"{name} must be a {kind.__name__}"
+            )
+        values[name] = kind(value)
+    for required in ("game", "format", "starts_at", "max_players"):
+        if required not in values:
+            raise TournamentError(ErrorCode.IMPOSSIBLE_SETTINGS, f"{required} is required")
+    try:
+        values["format"] = Format(values["format"])
+    except ValueError as error:
+        formats = ", ".join(f.value for f in Format)
+        raise TournamentError(
+            ErrorCode.IMPOSSIBLE_SETTINGS, f"format is one of {formats}"
+        ) from error
+    return tn.Settings(**values)
+
+
+def time_control(settings: tn.Settings) -> str:
+    """The rooms' time control text (minutes+increment), as challenges write it."""
+    return f"{settings.clock_seconds / 60:g}+{settings.increment_seconds}"
+
+
+def tournament_of(room_id: str) -> str | None:
+    """The tournament a room belongs to, from its id (``<tournament>.<round>...``)."""
+    head, dot, _ = room_id.partition(".")
+    return head if dot and head.startswith("t") else None
+
+
+def first_score(game: tn.Game, room: Room) -> float | None:
+    """The first player's score in a finished room (seats may have swapped since the start:
+    the winner is found by id); an aborted game counts as drawn. None while it is played."""
+    outcome = room.outcome
+    if outcome is None:
+        return None
+    if outcome.winner is None or outcome.reason == ABORTED:
+        return 0.5
+    return 1.0 if room.seats[int(outcome.winner)].id == game.first else 0.0
+
+
+def details(t: Tournament) -> dict[str, Any]:
+    """An event for its page, JSON-ready: summary, settings, entrants, every game (its room
+    id is its id), standings and the crosstable."""
+    s = t.settings
+    return {
+        **ts.summary(t),
+        "creator": t.creator,
+        "settings": tn.to_data(t)["settings"],
+        "started_at": t.started_at,
+        "finished_at": t.finished_at,
+        "ends_at": t.ends_at,
+        "time_control": time_control(s),
+        "entrants": [
+            {
+                "id": e.id,
+                "name": e.name,
+                "rating": e.rating,
+                "seed": e.seed,
+                "withdrawn": e.withdrawn,
+            }
+            for e in t.entrants
+        ],
+        "games": [
+            {
+                "id": g.id,
+                "round": g.round,
+                "board": g.board,
+                "first": g.first,
+                "second": g.second,
+                "score": g.score,
+                "forfeit": g.forfeit,
+                "replay": g.replay,
+                "room": None if g.is_bye else g.id,
+            }
+            for g in t.games
+        ],
+        "standings": [row.to_data() for row in tn.standings(t)],
+        "crosstable": tn.crosstable(t),
+    }
+
+
+class TournamentService:
+    """Tournament requests, the periodic step and room results for one server process."""
+
+    def __init__(
+        self,
+        client: aioredis.Redis,
+        clock: Callable[[], float] = time.time,
+        step_every: float = STEP_EVERY,
+    ) -> None:
+        self.client = client
+        self.clock = clock
+        """Now, in seconds since the epoch (tests replace it)."""
+        self.step_every = step_every
+        self._loop: asyncio.Task[None] | None = None
+        self._pending: set[asyncio.Task[None]] = set()
+
+    def start(self) -> None:
+        self._loop = asyncio.create_task(self._step_loop(), name="tournament-step")
+
+    async def stop(self) -> None:
+        tasks = [*self._pending, *([self._loop] if self._loop is not None else [])]
+        for task in tasks:
+            task.cancel()
+        for task in tasks:
+            try:
+                await task
+            except (asyncio.CancelledError, Exception):
+                pass
+
+    # --- requests ----------------------------------------------------------------------------
+
+    async def create(self, player: Player, body: Mapping[str, Any]) -> Tournament:
+        """Store a new event; raises TournamentError."""
+        settings = settings_from_body(body)
+        tournament_id = "t" + uuid.uuid4().hex[:12]
+        return await _storage(ts.create(self.client, tournament_id, player, settings, self.clock()))
+
+    async def join(self, player: Player, tournament_id: str) -> Tournament:
+        """Enter ``player`` at their rating in the event's game; raises TournamentError."""
+        t = await self.get(tournament_id)
+        rating = 1500.0
+        if not player.guest:
+            rating = (await rating_store.get_rating(self.client, t.settings.game, player.id)).rating
+        change = await _storage(ts.join(self.client, tournament_id, player, rating, self.clock()))
+        await self._open(change.tournament, change.new_games)
+        return change.tournament
+
+    async def withdraw(self, player: Player, tournament_id: str) -> Tournament:
+        """Withdraw ``player`` (forfeiting their remaining games once running)."""
+        change = await _storage(ts.withdraw(self.client, tournament_id, player.id, self.clock()))
+        await self._open(change.tournament, change.new_games)
+        if change.tournament.status is Status.RUNNING:
+            await self.advance(tournament_id)
+        return change.tournament
+
+    async def get(self, tournament_id: str) -> Tournament:
+        """The stored event; raises TournamentError (unknown-tournament)."""
+        t = await _storage(ts.load(self.client, tournament_id))
+        if t is None:
+            raise TournamentError(ErrorCode.UNKNOWN_TOURNAMENT, f"no tournament {tournament_id}")
+        return t
+
+    async def listing(self) -> dict[str, list[dict[str, Any]]]:
+        """Upcoming, running and finished events for the tournaments page."""
+        return {
+            status.value: await _storage(ts.listed(self.client, status))
+            for status in (Status.CREATED, Status.RUNNING, Status.FINISHED)
+        }
+
+    # --- the scheduler -----------------------------------------------------------------------
+
+    async def step(self) -> None:
+        """Advance every due event: safe on any number of processes at once."""
+        for tournament_id in await ts.due(self.client, self.clock()):
+            try:
+                await self.advance(tournament_id)
+            except Exception:
+                log.warning("tournament %s not advanced", tournament_id, exc_info=True)
+
+    async def advance(self, tournament_id: str) -> Tournament:
+        """Bring one event up to date: rooms for its open games, results of finished rooms,
+        then whatever is due (start, cancel, pair, finish), until nothing is."""
+        for _ in range(_MAX_STEPS):
+            t = await self.get(tournament_id)
+            if t.status is Status.RUNNING and await self._collect(t):
+                continue  # results recorded: decide again on the new state
+            now = self.clock()
+            step = tn.next_step(t, now)
+            if step is None:
+                return t
+            try:
+                if step is Step.START:
+                    change = await ts.start(self.client, tournament_id, now)
+                elif step is Step.CANCEL:
+                    change = await ts.cancel(self.client, tournament_id)
+                elif step is Step.PAIR:
+                    change = await ts.pair_round(self.client, tournament_id, t.round + 1, now)
+                else:
+                    change = await ts.finish(self.client, tournament_id, now)
+            except TournamentError as error:
+                # Another process moved the event on between our read and our decision.
+                log.info("tournament %s: %s refused (%s)", tournament_id, step, error.code)
+                continue
+            await self._open(change.tournament, change.new_games)
+        return await self.get(tournament_id)
+
+    async def _collect(self, t: Tournament) -> bool:
+        """Open the room of every unfinished game (idempotent) and record the results of
+        finished ones; whether any result was recorded."""
+        recorded = False
+        for game in t.games:
+            if game.is_over or game.is_bye:
+                continue
+            loaded = await store.load_room(self.client, game.id)
+            if loaded is None:
+                await self._open(t, [game])
+                continue
+            score = first_score(game, loaded.room)
+            if score is not None:
+                recorded = await self._record(t, game, score) or recorded
+        return recorded
+
+    async def _record(self, t: Tournament, game: tn.Game, score: float) -> bool:
+        try:
+            change = await ts.record_result(self.client, t.id, game.id, score, self.clock())
+        except TournamentError as error:
+            if error.code is ErrorCode.RESULT_CONFLICT:
+                return False  # forfeited (withdrawal) before the board's result came in
+            raise
+        if t.settings.rated and game.second is not None and not game.forfeit:
+            await self._rate(t, game, score)
+        await self._open(change.tournament, change.new_games)
+        return change.changed
+
+    async def _rate(self, t: Tournament, game: tn.Game, score: float) -> None:
+        assert game.second is not None
+        first, second = (self._player(t, p) for p in (game.first, game.second))
+        try:
+            await rating_store.apply_result(
+                self.client, t.settings.game, game.id, first, second, score, self.clock()
+            )
+        except rating_store.UnratedGameError:
+            pass
+
+    @staticmethod
+    def _player(t: Tournament, player_id: str) -> Player:
+        entrant = t.entrant(player_id)
+        name = entrant.name if entrant is not None else player_id
+        return Player(player_id, name, is_guest_id(player_id))
+
+    async def _open(self, t: Tournament, games: list[tn.Game]) -> None:
+        """Create the rooms of ``games`` and list them live; both idempotent on the game id."""
+        s = t.settings
+        for game in games:
+            if game.is_bye or game.is_over:
+                continue
+            assert game.second is not None
+            first, second = (self._player(t, p) for p in (game.first, game.second))
+            seats = (SeatHolder(first.id, first.name), SeatHolder(second.id, second.name))
+            room = new_room(game.id, s.game, s.options, seats, time_control(s))
+            await _storage(store.create_room(self.client, room))
+            await lobby_store.add_live_game(
+                self.client,
+                LiveGame(
+                    game.id,
+                    room.game,
+                    room.options,
+                    (first, second),
+                    s.rated,
+                    self.clock(),
+                    time_control=time_control(s),
+                ),
+            )
+
+    async def _step_loop(self) -> None:
+        while True:
+            try:
+                await self.step()
+            except Exception:
+                log.warning("tournament step failed", exc_info=True)
+            await asyncio.sleep(self.step_every)
+
+    # --- results from rooms ------------------------------------------------------------------
+
+    def room_changed(self, room: Room, events: tuple[object, ...]) -> None:
+        """A committed room change: a finished tournament game is recorded at once (and the
+        next round paired if it was the last)."""
+        if room.outcome is None:
+            return
+        tournament_id = tournament_of(room.id)
+        if tournament_id is None:
+            return
+        task = asyncio.create_task(self._finished(tournament_id))
+        self._pending.add(task)
+        task.add_done_callback(self._pending.discard)
+
+    async def _finished(self, tournament_id: str) -> None:
+        try:
+            await self.advance(tournament_id)
+        except TournamentError as error:
+            if error.code is not ErrorCode.UNKNOWN_TOURNAMENT:  # else: not a tournament room
+                log.warning("tournament %s result not recorded: %s", tournament_id, error)
+        except Exception:
+            log.warning("tournament %s result not recorded", tournament_id, exc_info=True)
+
+    async def wait_idle(self) -> None:
+        """Wait until results being recorded are done (for orderly shutdown, tests)."""
+        while self._pending:
+            await asyncio.gather(*tuple(self._pending), return_exceptions=True)
+
+
+def tournament_error_status(error: TournamentError) -> int:
+    """The HTTP status of a tournament refusal."""
+    return {
+        ErrorCode.UNKNOWN_TOURNAMENT: 404,
+        ErrorCode.GUEST_CREATOR: 401,
+        ErrorCode.FULL: 409,
+        ErrorCode.STARTED: 409,
+        ErrorCode.FINISHED: 409,
+        ErrorCode.ALREADY_JOINED: 409,
+    }.get(error.code, 400)

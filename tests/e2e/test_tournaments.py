@@ -1,0 +1,345 @@
+"""Tournaments end to end, over real HTTP, websockets and the real Redis: events created,
+joined, started by the scheduler step, every round's games played in ordinary rooms by
+scripted clients, results recorded from the rooms, rounds paired, final standings; two
+processes racing to start an event; every refusal coded. The scheduler's clock is injected
+(no waiting for real time)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+import urllib.error
+import urllib.request
+from collections import Counter
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+import redis.asyncio as aioredis
+
+from lobby import rating_store
+from lobby.identity import Player, new_guest
+from server import store
+from server.client import Client
+from server.tournament_service import TournamentService
+from tests.conftest import RedisServer
+from tests.e2e.conftest import RunningServer, start_server, token_for
+
+START = 60.0
+"""Seconds after creation that the test events start."""
+
+
+@dataclass
+class Field:
+    """The server's scheduler under a test clock, and the players with their sockets."""
+
+    server: RunningServer
+    service: TournamentService
+    now: list[float]
+    players: dict[str, tuple[Player, Client, str]] = field(default_factory=dict)
+    """Player id to (player, connected client, token)."""
+
+    def advance(self, seconds: float) -> None:
+        self.now[0] += seconds
+
+
+def scheduler(server: RunningServer, now: list[float]) -> TournamentService:
+    app: Any = server.server.config.app
+    service: TournamentService = app.state.runtime.tournaments
+    service.clock = lambda: now[0]
+    return service
+
+
+@pytest.fixture
+async def field_of(app_server: RunningServer) -> AsyncIterator[Field]:
+    now = [time.time()]
+    result = Field(app_server, scheduler(app_server, now), now)
+    yield result
+    for _, client, _ in result.players.values():
+        await client.close()
+
+
+def http(url: str, body: dict[str, Any] | None, token: str) -> tuple[int, Any]:
+    """GET (or POST ``body`` as JSON, as the bearer of ``token``): the status and the JSON."""
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(url, data=data, method="GET" if body is None else "POST")
+    request.add_header("Content-Type", "application/json")
+    if token:
+        request.add_header("Authorization", f"Bearer {token}")
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            status, raw = response.status, response.read().decode()
+    except urllib.error.HTTPError as error:
+        status, raw = error.code, error.read().decode()
+    return status, json.loads(raw)
+
+
+async def api(
+    server: RunningServer, path: str, body: dict[str, Any] | None = None, token: str = ""
+) -> tuple[int, Any]:
+    return await asyncio.to_thread(http, f"{server.base_url}{path}", body, token)
+
+
+async def enrol(f: Field, count: int, prefix: str) -> list[str]:
+    """Register ``count`` players and connect each; their ids in registration order."""
+    ids = []
+    for n in range(count):
+        body = {"name": f"{prefix}{n}", "password": "correct horse"}
+        status, data = await api(f.server, "/api/register", body)
+        assert status == 200, data
+        player = Player(data["player"]["id"], data["player"]["name"], data["player"]["guest"])
+        client = await Client.connect(f.server.ws_url, data["token"])
+        f.players[player.id] = (player, client, data["token"])
+        ids.append(player.id)
+    return ids
+
+
+async def create(f: Field, token: str, **settings: Any) -> dict[str, Any]:
+    body = {"game": "tictactoe", "starts_at": f.now[0] + START, **settings}
+    status, data = await api(f.server, "/api/tournaments", body, token)
+    assert status == 200, data
+    return data
+
+
+async def join_all(f: Field, tournament_id: str, ids: list[str]) -> None:
+    for player_id in ids:
+        status, data = await api(
+            f.server, f"/api/tournaments/{tournament_id}/join", {}, f.players[player_id][2]
+        )
+        assert status == 200, data
+
+
+async def details(f: Field, tournament_id: str) -> dict[str, Any]:
+    status, data = await api(f.server, f"/api/tournaments/{tournament_id}")
+    assert status == 200, data
+    return data
+
+
+async def play_round(f: Field, data: dict[str, Any], loser: Any) -> dict[str, float]:
+    """Play every open game of the current round: ``loser(game)`` is "first", "second" or
+    "draw"; returns the points each player made. Waits for the results to be recorded."""
+    points: Counter[str] = Counter()
+    for game in data["games"]:
+        if game["round"] != data["round"] or game["score"] is not None or game["room"] is None:
+            continue
+        first, second = game["first"], game["second"]
+        how = loser(game)
+        a, b = f.players[first][1], f.players[second][1]
+        await a.join(game["room"])
+        await b.join(game["room"])
+        if how == "draw":
+            version = await a.draw(game["room"], "offer")
+            await b.wait_version(game["room"], version)
+            await b.draw(game["room"], "accept")
+            points[first] += 0.5
+            points[second] += 0.5
+        else:
+            resigner = a if how == "first" else b
+            await resigner.resign(game["room"])
+            points[second if how == "first" else first] += 1
+        await a.leave(game["room"])
+        await b.leave(game["room"])
+    await f.service.wait_idle()
+    return dict(points)
+
+
+async def test_swiss_of_seven_players_three_rounds_to_final_standings(
+    field_of: Field, redis_client: aioredis.Redis
+) -> None:
+    f = field_of
+    ids = await enrol(f, 7, "swiss")
+    token = f.players[ids[0]][2]
+    created = await create(
+        f, token, format="swiss", rounds=3, max_players=8, rated=True, name="Seven"
+    )
+    tid = created["id"]
+    assert created["status"] == "created"
+    await join_all(f, tid, ids)
+    _, listing = await api(f.server, "/api/tournaments")
+    assert [t["id"] for t in listing["created"]] == [tid]
+
+    await f.service.step()  # before its time: nothing happens
+    assert (await details(f, tid))["status"] == "created"
+    f.advance(START)
+    await f.service.step()
+    data = await details(f, tid)
+    assert data["status"] == "running" and data["round"] == 1
+
+    expected: Counter[str] = Counter()
+    for round_number in (1, 2, 3):
+        assert data["round"] == round_number
+        games = [g for g in data["games"] if g["round"] == round_number]
+        assert len(games) == 4  # three boards and a bye
+        byes = [g for g in games if g["room"] is None]
+        assert len(byes) == 1
+        expected[byes[0]["first"]] += 1
+        for game in games:
+            if game["room"] is not None:
+                room = await store.load_room(redis_client, game["room"])
+                assert room is not None
+                assert [s.id for s in room.room.seats] == [game["first"], game["second"]]
+        # The first player loses on odd boards, the second on even ones.
+        made = await play_round(f, data, lambda g: "first" if g["board"] % 2 else "second")
+        expected.update(made)
+        data = await details(f, tid)  # paired by the last result, no step needed
+
+    assert data["status"] == "finished"
+    played = [g for g in data["games"] if g["room"] is not None]
+    pairs = [frozenset((g["first"], g["second"])) for g in played]
+    assert len(pairs) == len(set(pairs)) == 9  # no rematch
+    bye_players = [g["first"] for g in data["games"] if g["room"] is None]
+    assert len(bye_players) == len(set(bye_players)) == 3  # a bye at most once each
+    standings = data["standings"]
+    assert {row["id"]: row["score"] for row in standings} == {p: expected[p] for p in ids}
+    scores = [row["score"] for row in standings]
+    assert scores == sorted(scores, reverse=True)
+    assert [row["rank"] for row in standings] == list(range(1, 8))
+    assert all("buchholz" in " ".join(row["tiebreaks"]).lower() for row in standings)
+    crosstable = {row["id"]: row for row in data["crosstable"]["players"]}
+    assert all(len(crosstable[p]["games"]) == 3 for p in ids)
+    # Rated: a player who won every game played is above 1500 now, a player who lost all
+    # their boards below.
+    for player_id in ids:
+        results = [
+            g["score"] if g["first"] == player_id else 1 - g["score"]
+            for g in played
+            if player_id in (g["first"], g["second"])
+        ]
+        rating = (await rating_store.get_rating(redis_client, "tictactoe", player_id)).rating
+        if all(r == 1 for r in results):
+            assert rating > 1500
+        elif all(r == 0 for r in results):
+            assert rating < 1500
+    _, listing = await api(f.server, "/api/tournaments")
+    assert [t["id"] for t in listing["finished"]] == [tid]
+    assert listing["running"] == []
+
+
+async def test_knockout_of_five_with_a_drawn_game_replayed(field_of: Field) -> None:
+    f = field_of
+    ids = await enrol(f, 5, "ko")
+    created = await create(f, f.players[ids[0]][2], format="knockout", max_players=8, rated=False)
+    tid = created["id"]
+    await join_all(f, tid, ids)
+    f.advance(START)
+    await f.service.step()
+    data = await details(f, tid)
+    assert data["rounds"] == 3
+    first_round = [g for g in data["games"] if g["round"] == 1]
+    assert sum(g["room"] is None for g in first_round) == 3  # byes to the top three seeds
+    (match,) = [g for g in first_round if g["room"] is not None]
+    await play_round(f, data, lambda g: "draw")
+    data = await details(f, tid)
+    assert data["round"] == 1
+    (replay,) = [g for g in data["games"] if g["replay"] == 1]
+    assert (replay["first"], replay["second"]) == (match["second"], match["first"])
+    await play_round(f, data, lambda g: "second")  # the replay's first seat wins
+    winners = {replay["first"]}
+    data = await details(f, tid)
+    while data["status"] == "running":
+        current = [g for g in data["games"] if g["round"] == data["round"]]
+        assert len(current) == 2 ** (3 - data["round"])
+        for g in current:
+            winners.add(g["first"])
+        await play_round(f, data, lambda g: "second")
+        data = await details(f, tid)
+    assert data["status"] == "finished" and data["round"] == 3
+    (final,) = [g for g in data["games"] if g["round"] == 3]
+    champion = final["first"]
+    assert data["standings"][0]["id"] == champion
+    assert replay["first"] in winners
+    assert {row["id"] for row in data["standings"]} == set(ids)
+
+
+async def test_two_processes_racing_start_one_set_of_games(
+    redis_server: RedisServer, redis_client: aioredis.Redis, field_of: Field
+) -> None:
+    f = field_of
+    other = await start_server(redis_server.url)
+    try:
+        other_service = scheduler(other, f.now)
+        ids = await enrol(f, 6, "race")
+        created = await create(f, f.players[ids[0]][2], format="swiss", rounds=2, max_players=6)
+        tid = created["id"]
+        await join_all(f, tid, ids)
+        f.advance(START)
+        await asyncio.gather(f.service.step(), other_service.step(), f.service.step())
+        data = await details(f, tid)
+        assert data["round"] == 1
+        rooms = {k.decode() async for k in redis_client.scan_iter(f"room:{{{tid}.*}}:room")}
+        assert len(rooms) == 3 == len(data["games"])
+        # The round's results arrive on both processes; round 2 is paired once.
+        made = await play_round(f, data, lambda g: "first")
+        assert sum(made.values()) == 3
+        await asyncio.gather(f.service.step(), other_service.step())
+        await other_service.wait_idle()
+        data = await details(f, tid)
+        assert data["round"] == 2 and len(data["games"]) == 6
+        rooms = {k.decode() async for k in redis_client.scan_iter(f"room:{{{tid}.*}}:room")}
+        assert len(rooms) == 6
+    finally:
+        await other.stop()
+
+
+async def test_refusals_are_coded_and_change_nothing(field_of: Field) -> None:
+    f = field_of
+    ids = await enrol(f, 4, "bad")
+    token = f.players[ids[0]][2]
+    guest_token = token_for(new_guest())
+
+    async def refused(path: str, body: dict[str, Any], token: str, code: str) -> None:
+        status, data = await api(f.server, path, body, token)
+        assert status >= 400 and data["code"] == code, data
+
+    base = {"game": "tictactoe", "starts_at": f.now[0] + START}
+    impossible = [
+        {**base, "format": "swiss", "rounds": 9, "max_players": 4},
+        {**base, "format": "knockout", "max_players": 1},
+        {**base, "format": "arena", "max_players": 6},
+        {**base, "format": "round-robin", "max_players": 4, "rounds": 3},
+        {**base, "format": "ladder", "max_players": 4},
+        {**base, "format": "swiss", "rounds": "three", "max_players": 4},
+        {**base, "game": "nosuchgame", "format": "knockout", "max_players": 4},
+        {**base, "format": "knockout", "max_players": 4, "starts_at": f.now[0] - 10},
+    ]
+    for body in impossible:
+        await refused("/api/tournaments", body, token, "impossible_settings")
+    await refused(
+        "/api/tournaments",
+        {**base, "format": "knockout", "max_players": 4},
+        guest_token,
+        "guest_creator",
+    )
+    await refused(
+        "/api/tournaments", {**base, "format": "knockout", "max_players": 4}, "", "bad_request"
+    )
+    _, listing = await api(f.server, "/api/tournaments")
+    assert listing == {"created": [], "running": [], "finished": []}
+
+    rated = await create(f, token, format="knockout", max_players=2, rated=True)
+    tid = rated["id"]
+    join = f"/api/tournaments/{tid}/join"
+    await join_all(f, tid, ids[:1])
+    await refused(join, {}, f.players[ids[0]][2], "already_joined")
+    await refused(join, {}, guest_token, "guest_in_rated")
+    await refused(f"/api/tournaments/{tid}/withdraw", {}, f.players[ids[1]][2], "not_joined")
+    await join_all(f, tid, ids[1:2])
+    await refused(join, {}, f.players[ids[2]][2], "full")
+    await refused("/api/tournaments/tnothing/join", {}, token, "unknown_tournament")
+    before = await details(f, tid)
+    assert [e["id"] for e in before["entrants"]] == ids[:2]
+
+    casual = await create(f, token, format="swiss", rounds=1, max_players=4, rated=False)
+    cid = casual["id"]
+    await join_all(f, cid, ids[:2])
+    status, _ = await api(f.server, f"/api/tournaments/{cid}/join", {}, guest_token)
+    assert status == 200  # a guest may join a casual event
+    status, left = await api(f.server, f"/api/tournaments/{cid}/withdraw", {}, guest_token)
+    assert status == 200 and len(left["entrants"]) == 2
+    f.advance(START)
+    await f.service.step()
+    assert (await details(f, cid))["status"] == "running"
+    await refused(f"/api/tournaments/{cid}/join", {}, f.players[ids[3]][2], "started")
+    assert len((await details(f, cid))["entrants"]) == 2
