@@ -107,6 +107,11 @@ class Connection {
     return this.request({ t: MsgType.REMATCH, room: roomId }, true);
   }
 
+  /** Claims the win of a live game whose opponent stayed away past the grace period. */
+  claim(roomId) {
+    return this.request({ t: MsgType.CLAIM, room: roomId, version: this.version(roomId) }, true);
+  }
+
   /** Follows the lobby (again after every reconnection); resolves with the snapshot. */
   async followLobby() {
     this.followingLobby = true;
@@ -115,10 +120,11 @@ class Connection {
     return this.lobby;
   }
 
-  /** Makes a challenge: {game, options, colour, rated, target?}; resolves with it. */
+  /** Makes a challenge: {game, options, colour, rated, target?, timeControl?}; resolves with it. */
   async challenge(fields) {
     const body = { t: MsgType.CHALLENGE, game: fields.game, options: fields.options ?? "", colour: fields.colour ?? "random", rated: Boolean(fields.rated) };
     if (fields.target) body.target = fields.target;
+    if (fields.timeControl) body.time_control = fields.timeControl;
     return (await this.request(body, false)).challenge;
   }
 
@@ -258,6 +264,9 @@ class Connection {
         break;
       case MsgType.ERROR:
         this.reply(body);
+        break;
+      case MsgType.PING:
+        this.send({ t: MsgType.PONG, id: body.n }); // at once: the round trip is the lag
         break;
       default:
         throw new Error(`unexpected server message ${JSON.stringify(body.t)}`);
@@ -425,6 +434,8 @@ function errorTitle(code) {
       return "No draw offer";
     case ErrorCode.GAME_NOT_OVER:
       return "The game is still on";
+    case ErrorCode.CANNOT_CLAIM:
+      return "Cannot claim the win yet";
     case ErrorCode.UNKNOWN_PLAYER:
       return "No such player";
     case ErrorCode.UNKNOWN_CHALLENGE:

@@ -1,7 +1,9 @@
 // The lobby page (#/): make a challenge (game, each of its options from /api/games starting
 // at its default, colour, rated or casual, to a named player or open to all), the challenges
 // to you and yours, the open challenges, your games, the live games to watch, and who is
-// online; every list follows the lobby feed of the connection.  Knows no rules: the option
+// online; every list follows the lobby feed of the connection.  A challenge may carry a time
+// control (live minutes+increment, or correspondence days per move); the lists show it, and
+// your games say which wait for your move and when your time runs out.  Knows no rules: the option
 // form is built from the flags the server describes.
 // Imports connection.js (error titles) and room.js (element).
 
@@ -13,6 +15,19 @@ const COLOURS = Object.freeze([
   ["random", "Random"],
   ["mine", "I move first"],
   ["theirs", "They move first"],
+]);
+
+const TIME_CONTROLS = Object.freeze([
+  ["", "No clock"],
+  ["1+0", "Live 1+0"],
+  ["3+2", "Live 3+2"],
+  ["5+3", "Live 5+3"],
+  ["10+5", "Live 10+5"],
+  ["15+10", "Live 15+10"],
+  ["1d", "1 day per move"],
+  ["3d", "3 days per move"],
+  ["3d/7d", "3 days per move, bank 7"],
+  ["7d/14d", "7 days per move, bank 14"],
 ]);
 
 const FIRST_MOVE = Object.freeze({ mine: "challenger moves first", theirs: "accepter moves first", random: "first move by lot" });
@@ -40,6 +55,7 @@ class LobbyPage {
     ]);
     this.rated = h("input", { type: "checkbox", name: "rated", id: "challenge-rated" });
     this.target = h("input", { name: "target", id: "challenge-target", autocomplete: "off", placeholder: "anyone" });
+    this.timeControl = h("select", { name: "time_control", id: "challenge-time-control" }, TIME_CONTROLS.map(([value, label]) => h("option", { value }, [label])));
     this.form = h("form", { class: "challenge-form", "aria-labelledby": "make-challenge" }, [
       h("h2", { id: "make-challenge" }, ["Make a challenge"]),
       h("label", { for: "challenge-game" }, ["Game "]),
@@ -47,6 +63,8 @@ class LobbyPage {
       this.optionsBox,
       this.colourBox,
       h("label", { for: "challenge-rated", class: "rated" }, [this.rated, " Rated"]),
+      h("label", { for: "challenge-time-control" }, ["Clock "]),
+      this.timeControl,
       h("label", { for: "challenge-target" }, ["Opponent (a name, or empty for an open challenge) "]),
       this.target,
       h("button", { type: "submit" }, ["Challenge"]),
@@ -144,7 +162,7 @@ class LobbyPage {
     const colour = this.form.querySelector("input[name=colour]:checked")?.value ?? "random";
     const options = this.optionFields.map((read) => read()).filter((text) => text !== "").join(" ");
     try {
-      await this.connection.challenge({ game: this.gameSelect.value, options, colour, rated: this.rated.checked, target: this.target.value.trim() });
+      await this.connection.challenge({ game: this.gameSelect.value, options, colour, rated: this.rated.checked, target: this.target.value.trim(), timeControl: this.timeControl.value });
       this.errors.replaceChildren();
       this.target.value = "";
     } catch (error) {
@@ -166,7 +184,10 @@ class LobbyPage {
     fill(this.incoming, lobby.incoming, (c) => this.challengeRow(c, [["Accept", () => this.accept(c.id)], ["Decline", () => this.call(() => this.connection.decline(c.id))]]), "None.");
     fill(this.openList, lobby.open, (c) => this.challengeRow(c, c.challenger.id === me ? [["Cancel", () => this.call(() => this.connection.cancel(c.id))]] : [["Accept", () => this.accept(c.id)]]), "None.");
     fill(this.outgoing, lobby.outgoing, (c) => this.challengeRow(c, [["Cancel", () => this.call(() => this.connection.cancel(c.id))]]), "None.");
-    fill(this.mine, lobby.mine, (g) => this.gameRow(g, "Play"), "None.");
+    // Games waiting for your move first, the nearest deadline first.
+    const waiting = (g) => (g.waiting_for === me ? 0 : 1);
+    const mine = [...lobby.mine].sort((a, b) => waiting(a) - waiting(b) || (a.deadline ?? Infinity) - (b.deadline ?? Infinity));
+    fill(this.mine, mine, (g) => this.gameRow(g, "Play", g.waiting_for === me), "None.");
     fill(this.live, lobby.live, (g) => this.gameRow(g, g.players.some((p) => p.id === me) ? "Play" : "Watch"), "No games are being played.");
     fill(this.online, lobby.online, (p) => element("li", { class: "online-player" }, [p.player.name, p.player.guest ? " (guest)" : ""]), "Nobody.");
   }
@@ -176,7 +197,7 @@ class LobbyPage {
     const parts = [
       element("span", { class: "game" }, [TITLES[challenge.game] ?? challenge.game]),
       challenge.options ? element("span", { class: "options" }, [` ${challenge.options}`]) : "",
-      ` ${challenge.rated ? "rated" : "casual"}, ${who} (${FIRST_MOVE[challenge.colour] ?? challenge.colour}) `,
+      ` ${challenge.rated ? "rated" : "casual"}${timeControlText(challenge.time_control)}, ${who} (${FIRST_MOVE[challenge.colour] ?? challenge.colour}) `,
     ];
     for (const [label, run] of actions) {
       const button = element("button", { type: "button", "data-action": label.toLowerCase(), "data-challenge": challenge.id }, [label]);
@@ -186,13 +207,18 @@ class LobbyPage {
     return element("li", { class: "challenge", "data-challenge": challenge.id }, parts);
   }
 
-  gameRow(game, verb) {
+  gameRow(game, verb, myMove = false) {
     const link = element("a", { href: `#/room/${encodeURIComponent(game.room_id)}`, "data-room": game.room_id }, [verb]);
-    return element("li", { class: "live-game", "data-room": game.room_id }, [
+    const parts = [
       element("span", { class: "game" }, [TITLES[game.game] ?? game.game]),
-      ` ${game.players[0].name} vs ${game.players[1].name}, move ${game.move_number}, ${game.spectators} watching `,
-      link,
-    ]);
+      ` ${game.players[0].name} vs ${game.players[1].name}${timeControlText(game.time_control)}, move ${game.move_number}, ${game.spectators} watching `,
+    ];
+    if (myMove) {
+      const due = game.deadline ? `, time runs out ${new Date(game.deadline * 1000).toLocaleString()}` : "";
+      parts.push(element("strong", { class: "your-move" }, [`your move${due}`]), " ");
+    }
+    parts.push(link);
+    return element("li", { class: myMove ? "live-game waiting" : "live-game", "data-room": game.room_id }, parts);
   }
 
   async accept(challengeId) {
@@ -218,6 +244,12 @@ class LobbyPage {
     this.errors.append(item);
     while (this.errors.childElementCount > 3) this.errors.firstElementChild.remove();
   }
+}
+
+/** ", 5+3" for a live time control, ", 3d per move" for correspondence, nothing without. */
+function timeControlText(control) {
+  if (!control) return "";
+  return control.includes("+") ? `, ${control}` : `, ${control} per move`;
 }
 
 export { LobbyPage };

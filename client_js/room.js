@@ -1,7 +1,9 @@
 // The game page of one room: the board (drawn by the game's module through board.js), the
 // players and their colours after any swap, whose turn, the move list, the spectator count,
 // the swap, resign, abort, draw and rematch buttons, a move typed as text, and every error
-// the server sends.
+// the server sends.  Clocks tick from the server's figures (time left when each clock last
+// stopped, the running seat and since when); "away" marks a seated player with no socket, and
+// after the grace period the opponent may claim the win.
 // A move is built from the legal move texts of to_data: each click narrows them, and a
 // palette offers the moves that the clicks so far complete.  Knows no rules.
 // Imports board.js, connection.js (errors) and the game modules.
@@ -57,6 +59,11 @@ class RoomPage {
     this.rematchButton = h("button", { type: "button", class: "rematch", hidden: "" }, ["Rematch"]);
     this.rematchButton.addEventListener("click", () => this.action(() => this.connection.rematch(this.roomId)));
     this.offerLine = h("p", { class: "offer", "aria-live": "polite" });
+    this.claimButton = h("button", { type: "button", class: "claim", hidden: "" }, ["Claim the win"]);
+    this.claimButton.addEventListener("click", () => this.action(() => this.connection.claim(this.roomId)));
+    this.clockLine = h("p", { class: "time-control" });
+    this.skew = 0; // seconds this browser's clock runs ahead of the server's, as last seen
+    this.ticker = setInterval(() => this.tick(), 200);
     this.rematchLink = h("a", { class: "rematch-link", hidden: "" }, ["Go to the rematch"]);
     this.recordLink = h("a", { class: "record-link", href: `/api/rooms/${encodeURIComponent(this.roomId)}/record.txt`, download: `${this.roomId}.txt` }, ["Download the record"]);
     this.moveInput = h("input", { name: "move", autocomplete: "off", spellcheck: "false", "aria-label": "Move in the game's notation" });
@@ -73,6 +80,8 @@ class RoomPage {
       this.players,
       this.spectators,
       h("div", { class: "controls" }, [this.swapButton, this.resignButton, this.abortButton, this.drawButton, this.drawAccept, this.drawDecline, this.rematchButton]),
+      this.clockLine,
+      this.claimButton,
       this.offerLine,
       this.rematchLink,
       typed,
@@ -96,6 +105,11 @@ class RoomPage {
 
   /** The room's state changed (snapshot or diff). */
   update(doc) {
+    const since = doc.clock?.since ?? null;
+    if (this.doc !== null && since !== null && since !== (this.doc.clock?.since ?? null)) {
+      // A clock was just started by a commit: its start time is (about) now.
+      this.skew = Date.now() / 1000 - since;
+    }
     this.doc = doc;
     this.game = GAMES[doc.game] ?? null;
     if (doc.position_version !== this.positionVersion) {
@@ -310,9 +324,40 @@ class RoomPage {
         if (index === seat) parts.push(element("span", { class: "you" }, [" (you)"]));
         if (doc.scores) parts.push(element("span", { class: "score" }, [` ${doc.scores[index]}`]));
         if (toMove) parts.push(element("span", { class: "to-move" }, [" to move"]));
+        if ((doc.away ?? [])[index] != null && doc.outcome === null) parts.push(element("span", { class: "away" }, [" away"]));
+        if (doc.clock) parts.push(element("span", { class: "clock", "data-seat": String(index) }, [clockText(this.timeLeft(index))]));
         return element("li", { class: toMove ? "player moving" : "player", "data-seat": String(index) }, parts);
       }),
     );
+  }
+
+  /** Seconds seat `index` has left now, from the server's figures (never below 0). */
+  timeLeft(index) {
+    const clock = this.doc.clock;
+    let left = clock.remaining[index];
+    if (clock.running === index && this.doc.outcome === null) left -= Date.now() / 1000 - this.skew - clock.since;
+    return Math.max(0, left);
+  }
+
+  /** Redraws the running clock, the correspondence deadline and the claim button. */
+  tick() {
+    const doc = this.doc;
+    if (doc === null || !this.players.isConnected) {
+      if (doc !== null) clearInterval(this.ticker);
+      return;
+    }
+    for (const span of this.players.querySelectorAll(".clock")) span.textContent = clockText(this.timeLeft(Number(span.dataset.seat)));
+    const clock = doc.clock;
+    let line = clock ? `Time control: ${clock.describe}` : "";
+    if (clock && clock.kind === "correspondence" && clock.running !== null && doc.outcome === null) {
+      line += `. Deadline ${new Date((clock.deadline + this.skew) * 1000).toLocaleString()}`;
+    }
+    if (this.clockLine.textContent !== line) this.clockLine.textContent = line;
+    const seat = this.mySeat();
+    const away = seat === null ? null : (doc.away ?? [])[1 - seat];
+    const live = !clock || clock.kind === "live";
+    const due = away != null && Date.now() / 1000 - this.skew >= away + (doc.claim_after ?? 0);
+    this.claimButton.hidden = !(live && seat !== null && doc.outcome === null && due);
   }
 
   statusText(seat) {
@@ -333,6 +378,16 @@ class RoomPage {
     const colour = this.doc.colours[index];
     return this.game?.COLOURS[colour]?.label ?? colour;
   }
+}
+
+/** Time left as h:mm:ss, m:ss, or days and hours for correspondence. */
+function clockText(seconds) {
+  const whole = Math.ceil(seconds);
+  if (whole >= 86400) return `${Math.floor(whole / 86400)}d ${Math.floor((whole % 86400) / 3600)}h`;
+  const h = Math.floor(whole / 3600);
+  const m = Math.floor((whole % 3600) / 60);
+  const s = String(whole % 60).padStart(2, "0");
+  return h > 0 ? `${h}:${String(m).padStart(2, "0")}:${s}` : `${m}:${s}`;
 }
 
 /** Whether the target list `keys` starts with (or, unordered, contains) every chosen key. */

@@ -40,6 +40,10 @@ class LiveGame:
     move_number: int = 0
     spectators: int = 0
     time_control: str | None = None
+    waiting_for: PlayerId | None = None
+    """The player to move (a correspondence player's "games waiting for me")."""
+    deadline: float | None = None
+    """When the running clock's time runs out (seconds since the epoch), if one runs."""
 
     def has_player(self, player_id: PlayerId) -> bool:
         return any(p.id == player_id for p in self.players)
@@ -55,6 +59,8 @@ class LiveGame:
             "move_number": self.move_number,
             "spectators": self.spectators,
             "time_control": self.time_control,
+            "waiting_for": self.waiting_for,
+            "deadline": self.deadline,
         }
 
     @classmethod
@@ -71,6 +77,9 @@ class LiveGame:
                 move_number=int(data["move_number"]),
                 spectators=int(data["spectators"]),
                 time_control=data["time_control"],
+                # Entries stored before clocks have neither field.
+                waiting_for=data.get("waiting_for"),
+                deadline=data.get("deadline"),
             )
         except (KeyError, TypeError) as error:
             raise ValueError(f"not live game data: {error!r}") from error
@@ -151,6 +160,8 @@ def update_live(
     move_number: int | None = None,
     spectators: int | None = None,
     players: tuple[Player, Player] | None = None,
+    waiting_for: PlayerId | None = None,
+    deadline: float | None = None,
 ) -> LiveGame:
     """``live`` with the given fields changed (the ones left None stay as they are)."""
     return replace(
@@ -158,6 +169,8 @@ def update_live(
         move_number=live.move_number if move_number is None else move_number,
         spectators=live.spectators if spectators is None else max(0, spectators),
         players=live.players if players is None else players,
+        waiting_for=live.waiting_for if waiting_for is None else waiting_for,
+        deadline=live.deadline if deadline is None else deadline,
     )
 
 

@@ -508,6 +508,7 @@ async def add_live_game_from_challenge(redis: Redis, challenge: Challenge, now: 
         rated=challenge.rated,
         started=now,
         time_control=challenge.time_control,
+        waiting_for=challenge.seats[0].id,  # every game starts with the first seat to move
     )
     return await add_live_game(redis, live)
 
@@ -518,8 +519,11 @@ async def update_live_game(
     move_number: int | None = None,
     spectators: int | None = None,
     players: tuple[Player, Player] | None = None,
+    waiting_for: PlayerId | None = None,
+    deadline: float | None = None,
 ) -> LiveGame:
-    """Change a live game's move number, spectator count or seat holders; announces it.
+    """Change a live game's move number, spectator count, seat holders, player to move or
+    clock deadline; announces it.
 
     Raises UnknownRoomError if the game is not live.
     """
@@ -530,7 +534,14 @@ async def update_live_game(
         raw = await pipe.get(key)
         if raw is None:
             raise UnknownRoomError(f"no live game in room {room_id!r}")
-        live = games.update_live(LiveGame.from_data(_load(raw)), move_number, spectators, players)
+        live = games.update_live(
+            LiveGame.from_data(_load(raw)),
+            move_number,
+            spectators,
+            players,
+            waiting_for,
+            deadline,
+        )
         pipe.multi()
         pipe.set(key, _dump(live.to_data()))
         await pipe.execute()

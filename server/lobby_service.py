@@ -33,7 +33,7 @@ import redis.asyncio as aioredis
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from lobby import rating_store
+from lobby import clocks, rating_store
 from lobby import store as lobby_store
 from lobby.challenges import DEFAULT_LIMITS, Challenge, ChallengeLimits, Colour, Status
 from lobby.errors import LobbyError, UnknownChallengeError, UnknownRoomError
@@ -268,8 +268,15 @@ class LobbyService:
             live = None  # a room made outside the lobby, or finished already
         rated = live.rated if live is not None else False
         if live is not None and room.outcome is None:
+            to_move = room.rules.to_move(room.state)
             await lobby_store.update_live_game(
-                client, room.id, len(room.record), room.spectators, players
+                client,
+                room.id,
+                len(room.record),
+                room.spectators,
+                players,
+                None if to_move is None else room.seats[to_move].id,
+                None if room.clock is None else clocks.deadline(room.clock),
             )
         elif live is not None and room.outcome is not None:
             outcome = room.outcome

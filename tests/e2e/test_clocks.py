@@ -54,6 +54,12 @@ async def test_a_challenges_time_control_reaches_the_room_and_the_live_list(
     live = await bob.wait_lobby(lambda lobby: any(g["room_id"] == room for g in lobby["live"]))
     entry = next(g for g in live["live"] if g["room_id"] == room)
     assert entry["time_control"] == "5+3"
+    # Bob's games that wait for him, and when his time runs out.
+    live = await bob.wait_lobby(
+        lambda lobby: any(g["waiting_for"] == bob.player["id"] for g in lobby["mine"])  # type: ignore[index]
+    )
+    entry = next(g for g in live["mine"] if g["room_id"] == room)
+    assert entry["deadline"] == pytest.approx(view.doc["clock"]["deadline"])
     await ann.close()
     await bob.close()
 
