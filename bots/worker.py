@@ -29,11 +29,12 @@ import redis.asyncio as aioredis
 
 from bots import queue
 from bots.accounts import bot_token, level_of, shared_secret
-from bots.levels import find_level, time_budget
+from bots.levels import Level, find_level, time_budget
 from bots.mcts import choose_move
+from lobby import clocks
 from lobby.identity import Player
 from rules import find_game
-from rules.api import GameRules
+from rules.api import GameRules, Seat
 from server.client import Client, RoomView, ServerReplyError
 
 log = logging.getLogger("bots.worker")
@@ -111,23 +112,31 @@ def is_bot_turn(doc: dict[str, Any], bot_id: str) -> bool:
 def clock_seconds(doc: dict[str, Any], seat: int, now: float | None = None) -> float | None:
     """The share of the bot's live clock to spend on this move, or None without a clock.
 
-    Reads the room's ``clock`` (``remaining``: seconds per seat when the turn began,
-    ``increment``, and ``turn_started``: the server's time the running clock started); the
-    time since then is already gone from the bot's clock.
+    Reads the room's ``clock`` through :mod:`lobby.clocks`: the time left is the seat's at
+    ``now`` (the running clock has been ticking since the server started it, whatever the
+    bot's own delays), the increment is the control's per-move time.  A correspondence clock
+    counts days: the level's own budget is far inside it, so it adds no limit.
     """
-    clock = doc.get("clock")
-    if not isinstance(clock, dict):
+    data = doc.get("clock")
+    if not isinstance(data, dict):
         return None
-    remaining = clock.get("remaining")
-    if not isinstance(remaining, list | tuple) or len(remaining) != 2:
+    try:
+        clock = clocks.clock_from_data(data)
+    except (KeyError, TypeError, ValueError):
+        log.warning("room %s: unreadable clock %r", doc.get("room"), data)
         return None
-    left = float(remaining[seat])
-    started = clock.get("turn_started")
-    if isinstance(started, int | float):
-        left -= max(0.0, (time.time() if now is None else now) - float(started))
-    increment = clock.get("increment", 0.0)
-    increment = float(increment) if isinstance(increment, int | float) else 0.0
-    return time_budget(left, increment, len(doc.get("record", ())))
+    if clock.control.kind is not clocks.Kind.LIVE:
+        return None
+    left = clocks.remaining_at(clock, Seat(seat), time.time() if now is None else now)
+    return time_budget(left, clock.control.per_move, len(doc.get("record", ())))
+
+
+def think(
+    game: GameRules, state: Any, level: Level, rng: random.Random, doc: dict[str, Any], seat: int
+) -> Any:
+    """The bot's move; the clock's share is taken when the search starts, so time spent
+    waiting behind other games' searches is not spent twice."""
+    return choose_move(game, state, level, rng, seconds=clock_seconds(doc, seat))
 
 
 @dataclass
@@ -242,16 +251,15 @@ class Worker:
                 state = position.catch_up(doc)
                 seat = bot_seat(doc, bot_id)
                 assert seat is not None
-                seconds = clock_seconds(doc, seat)
                 move = await asyncio.get_running_loop().run_in_executor(
                     self._search,
-                    choose_move,
+                    think,
                     position.game,
                     state,
                     level,
                     random.Random(self.rng.random()),
-                    time.monotonic,
-                    seconds,
+                    doc,
+                    seat,
                 )
                 text = position.game.move_text(move)
                 after = await client.move(room, text, version=version)
