@@ -3,6 +3,8 @@
 Prints ``listening on http://HOST:PORT`` once it accepts connections (PORT=0 picks a free
 port).  Websocket compression is off on purpose: diffs are a few dozen bytes of msgpack,
 which deflate barely shrinks, and it cut throughput several times over in measurements.
+Beside the server runs the bot pool (``python -m bots``, a child process) with
+``BOT_WORKERS`` workers: one by default with the embedded Redis, none with REDIS_URL.
 """
 
 from __future__ import annotations
@@ -11,15 +13,18 @@ import asyncio
 import dataclasses
 import importlib.util
 import logging
+import os
 import signal
+import subprocess
 import sys
+from collections.abc import Mapping
 
 import uvicorn
 
 from server.app import create_app
 from server.embedded_redis import EmbeddedRedis
 from server.protocol import MAX_FRAME_BYTES
-from server.settings import Settings, from_environment
+from server.settings import ROOT, Settings, from_environment
 
 
 def uvicorn_config(app: object, settings: Settings, log_level: str = "warning") -> uvicorn.Config:
@@ -39,15 +44,46 @@ def uvicorn_config(app: object, settings: Settings, log_level: str = "warning") 
     )
 
 
-async def serve(settings: Settings) -> None:
+async def serve(settings: Settings, bot_workers: int = 0) -> None:
     server = uvicorn.Server(uvicorn_config(create_app(settings), settings))
     task = asyncio.create_task(server.serve())
     while not server.started and not task.done():
         await asyncio.sleep(0.01)  # uvicorn offers no startup event
+    bots = None
     if server.started:
         port = server.servers[0].sockets[0].getsockname()[1]
         print(f"listening on http://{settings.host}:{port}", flush=True)
-    await task
+        if bot_workers > 0:
+            bots = start_bots(settings, f"http://{settings.host}:{port}", bot_workers)
+    try:
+        await task
+    finally:
+        if bots is not None:
+            bots.terminate()
+            await asyncio.to_thread(bots.wait, 15)
+
+
+def bot_workers(environ: Mapping[str, str], embedded: bool) -> int:
+    """Bot worker processes to start beside this server: ``BOT_WORKERS``, else one with the
+    embedded Redis (a one-command start has computer opponents) and none with REDIS_URL (a
+    deployment runs ``python -m bots`` on its own)."""
+    return int(environ.get("BOT_WORKERS", "1" if embedded else "0"))
+
+
+def start_bots(settings: Settings, server_url: str, workers: int) -> subprocess.Popen[bytes]:
+    """``python -m bots`` as a child that serves this server and ends with it.
+
+    Started as a program, not imported: the bots play over the websocket like anyone else,
+    and their searches never run in the server's event loop.
+    """
+    assert settings.redis_url is not None
+    path = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
+    env = {**os.environ, "PYTHONPATH": path}
+    if settings.session_secret:
+        env["SESSION_SECRET"] = settings.session_secret.decode()
+    command = [sys.executable, "-m", "bots", "--workers", str(workers), "--server", server_url]
+    command += ["--redis", settings.redis_url, "--parent", str(os.getpid())]
+    return subprocess.Popen(command, cwd=ROOT, env=env)
 
 
 def main() -> int:
@@ -58,6 +94,7 @@ def main() -> int:
     signal.signal(signal.SIGTERM, _exit_on_signal)
     signal.signal(signal.SIGINT, _exit_on_signal)
     embedded = None
+    workers = bot_workers(os.environ, settings.redis_url is None)
     if settings.redis_url is None:
         embedded = EmbeddedRedis(settings.data_dir)
         settings = dataclasses.replace(settings, redis_url=embedded.start())
@@ -66,9 +103,9 @@ def main() -> int:
         if importlib.util.find_spec("uvloop"):
             import uvloop  # noqa: PLC0415
 
-            uvloop.run(serve(settings))
+            uvloop.run(serve(settings, workers))
         else:
-            asyncio.run(serve(settings))
+            asyncio.run(serve(settings, workers))
     finally:
         if embedded is not None:
             embedded.stop()
