@@ -17,7 +17,9 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 from collections.abc import Mapping
+from typing import IO
 
 import uvicorn
 
@@ -83,7 +85,21 @@ def start_bots(settings: Settings, server_url: str, workers: int) -> subprocess.
         env["SESSION_SECRET"] = settings.session_secret.decode()
     command = [sys.executable, "-m", "bots", "--workers", str(workers), "--server", server_url]
     command += ["--redis", settings.redis_url, "--parent", str(os.getpid())]
-    return subprocess.Popen(command, cwd=ROOT, env=env)
+    # Its output comes through a pipe of ours, so a killed server leaves no child holding
+    # the server's own stdout open.
+    bots = subprocess.Popen(
+        command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
+    )
+    threading.Thread(target=_copy_lines, args=(bots.stdout,), daemon=True).start()
+    return bots
+
+
+def _copy_lines(source: IO[bytes] | None) -> None:
+    if source is None:
+        return
+    for line in source:
+        sys.stderr.write(line.decode(errors="replace"))
+    source.close()
 
 
 def main() -> int:
