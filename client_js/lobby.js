@@ -30,6 +30,18 @@ const TIME_CONTROLS = Object.freeze([
   ["7d/14d", "7 days per move, bank 14"],
 ]);
 
+// "Play the computer": a challenge to the bot account of a level (bots/accounts.py); bots
+// accept any casual challenge, in every game and option set.
+const COMPUTER_LEVELS = Object.freeze([
+  ["", "no: a person"],
+  ["bot-1", "computer, level 1 (quick)"],
+  ["bot-2", "computer, level 2"],
+  ["bot-3", "computer, level 3"],
+  ["bot-4", "computer, level 4 (strongest)"],
+]);
+
+const isBot = (player) => player.name.toLowerCase().startsWith("bot-");
+
 const FIRST_MOVE = Object.freeze({ mine: "challenger moves first", theirs: "accepter moves first", random: "first move by lot" });
 
 class LobbyPage {
@@ -55,6 +67,12 @@ class LobbyPage {
     ]);
     this.rated = h("input", { type: "checkbox", name: "rated", id: "challenge-rated" });
     this.target = h("input", { name: "target", id: "challenge-target", autocomplete: "off", placeholder: "anyone" });
+    this.computer = h("select", { name: "computer", id: "challenge-computer" }, COMPUTER_LEVELS.map(([value, label]) => h("option", { value }, [label])));
+    this.computer.addEventListener("change", () => {
+      this.target.disabled = this.computer.value !== "";
+      this.rated.disabled = this.computer.value !== "" || (this.connection.player?.guest ?? true);
+      if (this.computer.value !== "") this.rated.checked = false;
+    });
     this.timeControl = h("select", { name: "time_control", id: "challenge-time-control" }, TIME_CONTROLS.map(([value, label]) => h("option", { value }, [label])));
     this.form = h("form", { class: "challenge-form", "aria-labelledby": "make-challenge" }, [
       h("h2", { id: "make-challenge" }, ["Make a challenge"]),
@@ -67,6 +85,8 @@ class LobbyPage {
       this.timeControl,
       h("label", { for: "challenge-target" }, ["Opponent (a name, or empty for an open challenge) "]),
       this.target,
+      h("label", { for: "challenge-computer" }, ["Play the computer "]),
+      this.computer,
       h("button", { type: "submit" }, ["Challenge"]),
     ]);
     this.form.addEventListener("submit", (event) => {
@@ -161,8 +181,9 @@ class LobbyPage {
   async submit() {
     const colour = this.form.querySelector("input[name=colour]:checked")?.value ?? "random";
     const options = this.optionFields.map((read) => read()).filter((text) => text !== "").join(" ");
+    const bot = this.computer.value;
     try {
-      await this.connection.challenge({ game: this.gameSelect.value, options, colour, rated: this.rated.checked, target: this.target.value.trim(), timeControl: this.timeControl.value });
+      await this.connection.challenge({ game: this.gameSelect.value, options, colour, rated: bot === "" && this.rated.checked, target: bot || this.target.value.trim(), timeControl: this.timeControl.value });
       this.errors.replaceChildren();
       this.target.value = "";
     } catch (error) {
@@ -189,7 +210,7 @@ class LobbyPage {
     const mine = [...lobby.mine].sort((a, b) => waiting(a) - waiting(b) || (a.deadline ?? Infinity) - (b.deadline ?? Infinity));
     fill(this.mine, mine, (g) => this.gameRow(g, "Play", g.waiting_for === me), "None.");
     fill(this.live, lobby.live, (g) => this.gameRow(g, g.players.some((p) => p.id === me) ? "Play" : "Watch"), "No games are being played.");
-    fill(this.online, lobby.online, (p) => element("li", { class: "online-player" }, [p.player.name, p.player.guest ? " (guest)" : ""]), "Nobody.");
+    fill(this.online, lobby.online, (p) => element("li", { class: "online-player" }, [p.player.name, p.player.guest ? " (guest)" : isBot(p.player) ? " (computer)" : ""]), "Nobody.");
   }
 
   challengeRow(challenge, actions) {
