@@ -360,11 +360,8 @@ async def _json_body(request: Request) -> dict[str, object]:
 def _error_response(error: LobbyError | ClientError | TournamentError) -> JSONResponse:
     """A refusal as JSON with its wire code and an HTTP status."""
     if isinstance(error, TournamentError):
-        return JSONResponse(
-            {"code": error.code.value.replace("-", "_"), "message": str(error)},
-            status_code=tournament_error_status(error),
-        )
-    if isinstance(error, LobbyError):
+        status = tournament_error_status(error)
+    elif isinstance(error, LobbyError):
         status = lobby_error_status(error)
     else:
         status = 404 if isinstance(error, UnknownRoomError) else 400

@@ -2,13 +2,15 @@
 
 A :class:`ClientError` (or a rules error, a lobby refusal, or a malformed request) becomes an
 ``error`` frame with its code and the request id; the request changed nothing.  Lobby
-refusals carry a stable ``code`` of their own, which :func:`error_code` maps too.  Imports
-rules.api, lobby.errors and server.protocol only.
+refusals and tournament refusals carry a stable ``code`` of their own, which
+:func:`error_code` maps too.  Imports rules.api, lobby.errors, lobby.tournaments and
+server.protocol only.
 """
 
 from __future__ import annotations
 
 from lobby.errors import LobbyError
+from lobby.tournaments import TournamentError
 from rules.api import IllegalMoveError, InvalidMoveError, OptionsError
 from server.protocol import ErrorCode, MessageError, UnknownTypeError
 
@@ -145,6 +147,8 @@ def error_code(error: BaseException) -> ErrorCode:
     """The wire code of a recoverable error (its nearest mapped class); raises KeyError."""
     if isinstance(error, LobbyError):
         return _LOBBY_CODES.get(error.code, ErrorCode.BAD_REQUEST)
+    if isinstance(error, TournamentError):
+        return ErrorCode(error.code.value.replace("-", "_"))
     for cls in type(error).__mro__:
         code = _CODES.get(cls)
         if code is not None:

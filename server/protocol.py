@@ -105,6 +105,23 @@ class ErrorCode(StrEnum):
     WEAK_PASSWORD = "weak_password"
     BAD_RECORD = "bad_record"
     CANNOT_CLAIM = "cannot_claim"
+    # tournaments (``lobby.tournaments.ErrorCode`` with ``_`` for ``-``)
+    FULL = "full"
+    STARTED = "started"
+    FINISHED = "finished"
+    NOT_STARTED = "not_started"
+    GUEST_IN_RATED = "guest_in_rated"
+    GUEST_CREATOR = "guest_creator"
+    ALREADY_JOINED = "already_joined"
+    IMPOSSIBLE_SETTINGS = "impossible_settings"
+    TOO_EARLY = "too_early"
+    TOO_FEW_PLAYERS = "too_few_players"
+    ROUND_UNFINISHED = "round_unfinished"
+    NO_MORE_ROUNDS = "no_more_rounds"
+    NOT_OVER = "not_over"
+    UNKNOWN_TOURNAMENT = "unknown_tournament"
+    RESULT_CONFLICT = "result_conflict"
+    BAD_RESULT = "bad_result"
 
 
 class CloseCode(IntEnum):

@@ -21,8 +21,11 @@ import redis.asyncio as aioredis
 
 from lobby import rating_store
 from lobby.identity import Player, new_guest
+from lobby.tournaments import ErrorCode as TournamentErrorCode
+from lobby.tournaments import TournamentError
 from server import store
 from server.client import Client
+from server.errors import error_code
 from server.tournament_service import TournamentService
 from tests.conftest import RedisServer
 from tests.e2e.conftest import RunningServer, start_server, token_for
@@ -343,3 +346,8 @@ async def test_refusals_are_coded_and_change_nothing(field_of: Field) -> None:
     assert (await details(f, cid))["status"] == "running"
     await refused(f"/api/tournaments/{cid}/join", {}, f.players[ids[3]][2], "started")
     assert len((await details(f, cid))["entrants"]) == 2
+
+
+def test_every_tournament_refusal_has_a_wire_code() -> None:
+    for code in TournamentErrorCode:
+        assert error_code(TournamentError(code, "refused")).value == code.value.replace("-", "_")
