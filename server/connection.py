@@ -389,7 +389,7 @@ class Connection:
                 self.service.client, room_id, self.player.id, delta
             )
             await self.service.command(room_id, Presence(self.player.id, count > 0, 0.0))
-        except RECOVERABLE:
+        except Exception:  # best effort: Redis may be away, and the socket must not fail
             log.warning("presence of %s in room %s not updated", self.player.id, room_id)
 
     async def _ping(self, room_id: str) -> None:
