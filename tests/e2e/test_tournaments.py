@@ -25,10 +25,11 @@ from lobby.tournaments import ErrorCode as TournamentErrorCode
 from lobby.tournaments import TournamentError
 from server import store
 from server.client import Client
+from server.embedded_redis import free_port
 from server.errors import error_code
 from server.tournament_service import TournamentService
 from tests.conftest import RedisServer
-from tests.e2e.conftest import RunningServer, start_server, token_for
+from tests.e2e.conftest import RunningServer, ServerProcess, start_server, token_for
 
 START = 60.0
 """Seconds after creation that the test events start."""
@@ -351,3 +352,133 @@ async def test_refusals_are_coded_and_change_nothing(field_of: Field) -> None:
 def test_every_tournament_refusal_has_a_wire_code() -> None:
     for code in TournamentErrorCode:
         assert error_code(TournamentError(code, "refused")).value == code.value.replace("-", "_")
+
+
+def arena_points_by_hand(results: list[float]) -> int:
+    """Win 2, draw 1, loss 0, doubled after two wins in a row until a game that is no win."""
+    points, streak = 0, 0
+    for r in results:
+        points += (2 if r == 1 else 1 if r == 0.5 else 0) * (2 if streak >= 2 else 1)
+        streak = streak + 1 if r == 1 else 0
+    return points
+
+
+async def test_arena_of_six_for_a_short_window(field_of: Field) -> None:
+    f = field_of
+    ids = await enrol(f, 6, "arena")
+    created = await create(
+        f, f.players[ids[0]][2], format="arena", duration=600.0, max_players=6, rated=False
+    )
+    tid = created["id"]
+    await join_all(f, tid, ids)
+    f.advance(START)
+    await f.service.step()
+    data = await details(f, tid)
+    assert data["status"] == "running" and len(data["games"]) == 3
+    for _ in range(3):  # three waves inside the window; the lower seed's opponent wins
+        await play_round(f, data, lambda g: "first" if g["board"] % 3 else "second")
+        data = await details(f, tid)
+        busy = {p for g in data["games"] if g["score"] is None for p in (g["first"], g["second"])}
+        waiting = set(ids) - busy
+        # Paired again at once, unless the only one waiting with you is your last opponent.
+        assert len(waiting) in (0, 2)
+        if waiting:
+            last = [g for g in data["games"] if g["score"] is not None][-1]
+            assert waiting == {last["first"], last["second"]}
+    f.advance(600)  # the window closes with games running: they still count
+    await play_round(f, data, lambda g: "draw")
+    await f.service.step()
+    data = await details(f, tid)
+    assert data["status"] == "finished"
+    games = data["games"]
+    assert len(games) >= 9 and all(g["score"] is not None for g in games)
+    for player in ids:
+        mine = [g for g in games if player in (g["first"], g["second"])]
+        assert len(mine) >= 2  # three waves add at least two games each
+        opponents = [g["second"] if g["first"] == player else g["first"] for g in mine]
+        assert all(a != b for a, b in zip(opponents, opponents[1:], strict=False))
+    results = {
+        p: [
+            g["score"] if g["first"] == p else 1 - g["score"]
+            for g in games
+            if p in (g["first"], g["second"])
+        ]
+        for p in ids
+    }
+    standings = data["standings"]
+    assert {row["id"]: row["score"] for row in standings} == {
+        p: arena_points_by_hand(results[p]) for p in ids
+    }
+    points = [row["score"] for row in standings]
+    assert points == sorted(points, reverse=True)
+
+
+async def test_a_server_killed_mid_round_and_the_event_finishing_on_another(
+    field_of: Field, redis_server: RedisServer, subprocess_env: dict[str, str]
+) -> None:
+    f = field_of
+    doomed = ServerProcess(
+        {**subprocess_env, "REDIS_URL": redis_server.url, "TOURNAMENT_STEP_SECONDS": "3600"},
+        free_port(),
+    )
+    await doomed.start()
+    try:
+        ids = await enrol(f, 4, "kill")
+        created = await create(f, f.players[ids[0]][2], format="swiss", rounds=2, max_players=4)
+        tid = created["id"]
+        await join_all(f, tid, ids)
+        f.advance(START)
+        await f.service.step()
+        data = await details(f, tid)
+        first_game, second_game = [g for g in data["games"] if g["round"] == 1]
+        on_doomed = {p: await Client.connect(doomed.ws_url, f.players[p][2]) for p in ids}
+        a, b = on_doomed[first_game["first"]], on_doomed[first_game["second"]]
+        await a.join(first_game["room"])
+        await b.join(first_game["room"])
+        await a.resign(first_game["room"])  # committed on the doomed process
+        await on_doomed[second_game["first"]].join(second_game["room"])
+        doomed.kill()  # mid-round: one game over, one being played
+        for client in on_doomed.values():
+            await client.close()
+
+        await f.service.step()  # any result the dead process did not record is read here
+        data = await details(f, tid)
+        assert next(g for g in data["games"] if g["id"] == first_game["id"])["score"] == 0.0
+        assert data["round"] == 1
+        await play_round(f, data, lambda g: "second")
+        data = await details(f, tid)
+        assert data["round"] == 2
+        await play_round(f, data, lambda g: "second")
+        data = await details(f, tid)
+        assert data["status"] == "finished"
+        assert [g["score"] for g in data["games"]] == [0.0, 1.0, 1.0, 1.0]
+        assert sorted(row["score"] for row in data["standings"]) == [0, 1, 1, 2]
+    finally:
+        doomed.kill()
+
+
+async def test_a_result_missed_by_its_process_is_recorded_by_the_next_step(
+    field_of: Field,
+) -> None:
+    f = field_of
+    ids = await enrol(f, 2, "miss")
+    created = await create(f, f.players[ids[0]][2], format="knockout", max_players=2)
+    tid = created["id"]
+    await join_all(f, tid, ids)
+    f.advance(START)
+    await f.service.step()
+    app: Any = f.server.server.config.app
+    rooms = app.state.runtime.service
+    hook = rooms.on_commit
+    rooms.on_commit = app.state.runtime.lobby.room_changed  # as if it died after the commit
+    try:
+        data = await details(f, tid)
+        await play_round(f, data, lambda g: "first")
+    finally:
+        rooms.on_commit = hook
+    data = await details(f, tid)
+    assert data["status"] == "running" and data["games"][0]["score"] is None
+    await f.service.step()
+    data = await details(f, tid)
+    assert data["status"] == "finished" and data["games"][0]["score"] == 0.0
+    assert data["standings"][0]["id"] == data["games"][0]["second"]
