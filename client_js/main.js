@@ -1,12 +1,14 @@
 // The page's entry point: the session token (a one-click guest, or an account's login or
 // registration, when there is none), the one connection, which follows the lobby on every
-// page, and the route from the address (#/room/<id> is a game page, #/ the lobby).  When a
+// page, and the route from the address (#/room/<id> is a game page, #/tournaments and
+// #/tournament/<id> the tournament pages, #/ the lobby).  When a
 // challenge of ours is accepted, the page goes to its room.
-// Imports connection.js, lobby.js and room.js.
+// Imports connection.js, lobby.js, room.js and tournaments.js.
 
 import { Connection, Status } from "./connection.js";
 import { LobbyPage } from "./lobby.js";
 import { RoomPage, element } from "./room.js";
+import { TournamentPage, TournamentsPage } from "./tournaments.js";
 
 const TOKEN_KEY = "browne-games.token";
 const STATUS_TEXT = Object.freeze({
@@ -27,6 +29,9 @@ let page = null;
 function parseRoute(hash) {
   const match = /^#\/room\/([^/?#]+)$/.exec(hash);
   if (match !== null) return { name: "room", room: decodeURIComponent(match[1]) };
+  const event = /^#\/tournament\/([^/?#]+)$/.exec(hash);
+  if (event !== null) return { name: "tournament", tournament: decodeURIComponent(event[1]) };
+  if (hash === "#/tournaments") return { name: "tournaments" };
   return { name: "home" };
 }
 
@@ -43,6 +48,14 @@ function route() {
   switch (target.name) {
     case "room":
       page = new RoomPage(app, connection, target.room);
+      page.open();
+      break;
+    case "tournaments":
+      page = new TournamentsPage(app, token);
+      page.open();
+      break;
+    case "tournament":
+      page = new TournamentPage(app, token, target.tournament, () => connection?.player?.id ?? null);
       page.open();
       break;
     case "home":
