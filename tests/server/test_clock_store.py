@@ -164,7 +164,8 @@ async def test_a_flag_fall_is_adjudicated_exactly_once_by_two_processes(
 async def test_a_restart_keeps_the_clocks_and_their_deadline(
     redis_server: object, redis_client: aioredis.Redis, ttt: ModuleType
 ) -> None:
-    """A new process with an empty cache reads the clock as charged, and adjudicates it."""
+    """Redis restarts and a new process with an empty cache reads the clock as charged, finds
+    its deadline, and adjudicates it."""
     time = FakeTime(0.0)
     await store.create_room(redis_client, _room("2+0"))
     before = _service(redis_client, "old", time)
@@ -174,6 +175,7 @@ async def test_a_restart_keeps_the_clocks_and_their_deadline(
     time.now = 40.0
     await before.command("r1", Move(ANN.id, 2, "a2"))
 
+    redis_server.restart()  # type: ignore[attr-defined]
     client = aioredis.Redis.from_url(redis_server.url)  # type: ignore[attr-defined]
     try:
         after = _service(client, "new", time)
