@@ -11,6 +11,11 @@ fell, and then sets the entry from the room as it is.
 
 Exactly once: every process may run :func:`adjudicate` over the same set; the ``Timeout``
 commit is version-checked, so only one commit ends the game and the others find it over.
+
+``room:{id}:present`` counts each seated player's sockets on the room over all processes, so
+a player is shown away only when their last socket leaves.  A process that crashes leaves
+its counts behind (its players stay "here" until they join and leave again): a false "away"
+would let the opponent claim a game, a false "here" only makes them wait for the clock.
 No decisions here (they are in lobby.clocks and rooms); the Redis client and the service
 are arguments.  Imports redis, lobby.clocks, rooms and store.
 """
