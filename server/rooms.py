@@ -367,6 +367,9 @@ def _decide_claim(room: Room, command: Command) -> Transition:
     seats = _check_player(room, command.player, command.version)
     if room.clock is not None and room.clock.control.kind is clocks.Kind.CORRESPONDENCE:
         raise CannotClaimError("correspondence games end on time, not on absence")
+    fallen = None if room.clock is None else clocks.flagged(room.clock, command.now)
+    if room.clock is not None and fallen is not None:
+        return _end_on_time(room, room.clock, fallen)  # a fallen flag decides first
     seat = seats[0]
     since = room.away[seat.other]
     if len(seats) == 2 or since is None:

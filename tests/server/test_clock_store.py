@@ -278,14 +278,14 @@ def test_the_opponent_may_claim_the_win_only_after_the_grace_period(ttt: ModuleT
     from server.errors import CannotClaimError
     from server.rooms import ABANDONMENT, Claim, Presence
 
-    room = decide(_room(), Move(ANN.id, 0, "a1", now=0.0)).room
+    room = decide(_room("10+0"), Move(ANN.id, 0, "a1", now=0.0)).room
     with pytest.raises(CannotClaimError, match="here"):
         decide(room, Claim(ANN.id, room.version, now=500.0))
     room = decide(room, Presence(BOB.id, here=False, now=10.0)).room
     with pytest.raises(CannotClaimError, match="come back"):
         decide(room, Claim(ANN.id, room.version, now=10.0 + AWAY_GRACE - 1))
     with pytest.raises(CannotClaimError):
-        decide(room, Claim(BOB.id, room.version, now=1000.0))  # Ann is here
+        decide(room, Claim(BOB.id, room.version, now=100.0))  # Ann is here
     ended = decide(room, Claim(ANN.id, room.version, now=10.0 + AWAY_GRACE)).room
     assert ended.outcome is not None
     assert ended.outcome.winner is Seat.FIRST and ended.outcome.reason == ABANDONMENT
@@ -306,3 +306,14 @@ async def test_presence_counts_every_socket_of_a_player(redis_client: aioredis.R
     assert await clock_store.change_presence(redis_client, "r1", ANN.id, +1) == 2
     assert await clock_store.change_presence(redis_client, "r1", ANN.id, -1) == 1
     assert await clock_store.change_presence(redis_client, "r1", ANN.id, -1) == 0
+
+
+def test_a_claim_after_ones_own_flag_fell_loses_on_time(ttt: ModuleType) -> None:
+    from server.rooms import Claim, Presence
+
+    room = decide(_room("1+0"), Move(ANN.id, 0, "a1", now=0.0)).room
+    room = decide(room, Move(BOB.id, 1, "b1", now=1.0)).room  # Ann's clock runs from 1.0
+    room = decide(room, Presence(BOB.id, here=False, now=2.0)).room
+    ended = decide(room, Claim(ANN.id, room.version, now=100.0)).room
+    assert ended.outcome is not None
+    assert ended.outcome.winner is Seat.SECOND and ended.outcome.reason == TIME
