@@ -20,10 +20,11 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from bench.server_load import percentile
 from bots.accounts import bot_player
@@ -34,6 +35,7 @@ from server.embedded_redis import EmbeddedRedis, free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 SECRET = b"bench-bot-load"
+STALL = 60.0
 
 
 @dataclass
@@ -41,6 +43,8 @@ class Phase:
     round_trips: list[float] = field(default_factory=list)
     bot_moves: int = 0
     bot_games: int = 0
+    stalls: int = 0
+    """Waits of more than STALL seconds for the opponent's move (given up, game resigned)."""
 
 
 def token() -> str:
@@ -132,7 +136,11 @@ async def play_side(
     assert view.doc is not None
     position = Position.of(view.doc)
     while time.monotonic() < until:
-        view = await client.wait_for(room, my_turn_or_over(me), timeout=120)
+        try:
+            view = await client.wait_for(room, my_turn_or_over(me), timeout=STALL)
+        except TimeoutError:
+            phase.stalls += 1
+            break
         assert view.doc is not None
         if view.doc["outcome"] is not None:
             return
@@ -160,15 +168,31 @@ async def measure(args: argparse.Namespace, bot_games: int) -> Phase:
     return phase
 
 
-def start(command: list[str], env: dict[str, str], ready: str) -> subprocess.Popen[str]:
+def start(
+    command: list[str], env: dict[str, str], ready: str, log: Path | None = None
+) -> subprocess.Popen[str]:
     process = subprocess.Popen(
         command, env=env, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
     )
-    assert process.stdout is not None
-    for line in process.stdout:
+    stdout = process.stdout
+    assert stdout is not None
+    for line in stdout:
         if line.startswith(ready):
+            # keep reading: a child whose pipe fills up blocks on its next log line
+            threading.Thread(target=_keep_reading, args=(stdout, log), daemon=True).start()
             return process
     raise RuntimeError(f"{command} did not start")
+
+
+def _keep_reading(source: IO[str], log: Path | None) -> None:
+    if log is None:
+        for _ in source:
+            pass
+        return
+    with log.open("a") as sink:
+        for line in source:
+            sink.write(line)
+            sink.flush()
 
 
 def stop(process: subprocess.Popen[str]) -> None:
@@ -184,7 +208,8 @@ def report(name: str, phase: Phase, seconds: float) -> str:
     trips = phase.round_trips
     return (
         f"{name:<22} {len(trips):>7} {percentile(trips, 0.5) * 1000:>8.1f} "
-        f"{percentile(trips, 0.99) * 1000:>8.1f} {phase.bot_moves / seconds:>12.1f}"
+        f"{percentile(trips, 0.99) * 1000:>8.1f} {phase.bot_moves / seconds:>12.1f} "
+        f"{phase.bot_games:>10} {phase.stalls:>7}"
     )
 
 
@@ -197,6 +222,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--think", type=float, default=0.5, help="seconds before each move")
     parser.add_argument("--seconds", type=float, default=30.0, help="length of each phase")
     parser.add_argument("--game", default="osbox")
+    parser.add_argument("--log", type=Path, default=None, help="append the bots' log here")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as directory:
         redis = EmbeddedRedis(Path(directory) / "redis", tcp=True)
@@ -220,6 +246,7 @@ def main(argv: list[str] | None = None) -> int:
                 + ["--server", f"http://127.0.0.1:{port}", "--redis", redis_url],
                 env,
                 "bots ",
+                args.log,
             )
             loaded = asyncio.run(measure(args, args.bot_games))
         finally:
@@ -232,7 +259,8 @@ def main(argv: list[str] | None = None) -> int:
         f"{args.seconds:.0f} s per phase; bots: {args.workers} worker processes, level "
         f"{args.level}, on {os.cpu_count()} cores"
     )
-    print(f"{'':<22} {'moves':>7} {'p50 ms':>8} {'p99 ms':>8} {'bot moves/s':>12}")
+    header = f"{'':<22} {'moves':>7} {'p50 ms':>8} {'p99 ms':>8} {'bot moves/s':>12}"
+    print(f"{header} {'bot games':>10} {'stalls':>7}")
     print(report("no bots", alone, args.seconds))
     print(report(f"{args.bot_games} bot games", loaded, args.seconds))
     return 0

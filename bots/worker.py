@@ -48,6 +48,8 @@ REMATCH_WAIT = 60.0
 OPPONENT_WAIT = 3600.0
 """Seconds the bot waits for the opponent's move before it leaves the game to another worker
 (the entry stays pending, so a worker takes it up again after the claim delay)."""
+ROOMS_PER_SOCKET = 24
+"""Games one socket follows; the server allows 32 rooms a socket (rematch waits included)."""
 RETRYABLE = frozenset({"stale_version", "busy", "unavailable", "not_your_turn"})
 """Refusals that mean the room moved on or storage hiccuped: look again, do not resign."""
 
@@ -151,13 +153,14 @@ class Worker:
     claim_idle: float = CLAIM_IDLE
     rematch_wait: float = REMATCH_WAIT
     rng: random.Random = field(default_factory=random.Random)
-    clients: dict[str, Client] = field(default_factory=dict)
+    clients: dict[str, list[Client]] = field(default_factory=dict)
     active: dict[str, asyncio.Task[None]] = field(default_factory=dict)
     games_played: int = 0
 
     def __post_init__(self) -> None:
         self._search = ThreadPoolExecutor(max_workers=1, thread_name_prefix="search")
         self._connecting: dict[str, asyncio.Lock] = {}
+        self._waiting: set[asyncio.Task[None]] = set()
 
     async def run(self, stop: asyncio.Event | None = None) -> None:
         """Take and play games until ``stop`` is set (or forever)."""
@@ -182,11 +185,12 @@ class Worker:
                     kept = time.monotonic()
                     await queue.keep(self.redis, self.name, list(self.active))
         finally:
-            for task in self.active.values():
+            for task in (*self.active.values(), *self._waiting):
                 task.cancel()
-            await asyncio.gather(*self.active.values(), return_exceptions=True)
-            for client in self.clients.values():
-                await client.close()
+            await asyncio.gather(*self.active.values(), *self._waiting, return_exceptions=True)
+            for sockets in self.clients.values():
+                for client in sockets:
+                    await client.close()
             self._search.shutdown(wait=False, cancel_futures=True)
 
     def start(self, job: queue.Job) -> None:
@@ -199,7 +203,8 @@ class Worker:
         except asyncio.CancelledError:
             raise
         except Exception:
-            log.exception("room %s: the game was given up", job.room)
+            log.exception("room %s: unexpected error", job.room)
+            await self._resign_unexpected(job)
             finished = True
         finally:
             self.active.pop(job.entry, None)
@@ -214,10 +219,11 @@ class Worker:
         entry stays for another worker.
         """
         level = find_level(level_of(bot_id))
-        client = await self._client(bot_id)
+        client = await self._client(bot_id, room)
         view = await client.join(room)
         if view.doc is None or bot_seat(view.doc, bot_id) is None:
             log.warning("room %s: %s holds no seat there", room, bot_id)
+            await _leave(client, room)
             return True
         position: Position | None = None
         after = 0
@@ -235,9 +241,10 @@ class Worker:
                     timeout=OPPONENT_WAIT,
                 )
             except TimeoutError:
+                await _leave(client, room)
                 return False
             except ConnectionError:
-                client = await self._client(bot_id)
+                client = await self._client(bot_id, room)
                 await client.join(room)
                 continue
             doc = view.doc
@@ -272,13 +279,16 @@ class Worker:
                 await self._resign(client, room, f"the server refused the move: {error}")
                 break
             except ConnectionError:
-                client = await self._client(bot_id)
+                client = await self._client(bot_id, room)
                 await client.join(room)
                 after = 0
             except BadPositionError as error:
                 await self._resign(client, room, f"bad position: {error}")
                 break
-        await self._rematch(client, room, bot_id)
+        # The rematch wait holds no slot and no queue entry: the game itself is over.
+        task = asyncio.create_task(self._rematch(client, room, bot_id))
+        self._waiting.add(task)
+        task.add_done_callback(self._waiting.discard)
         return True
 
     async def _rematch(self, client: Client, room: str, bot_id: str) -> None:
@@ -295,12 +305,26 @@ class Worker:
             view = await client.wait_for(
                 room, lambda v: bool((v.doc or {}).get("rematch", {}).get("room")), timeout=10
             )
+            assert view.doc is not None
+            new_room = view.doc["rematch"]["room"]
+            await queue.enqueue(self.redis, new_room, bot_id)
+            log.info("room %s: rematch accepted in room %s", room, new_room)
         except (TimeoutError, ConnectionError, ServerReplyError):
-            return
-        assert view.doc is not None
-        new_room = view.doc["rematch"]["room"]
-        await queue.enqueue(self.redis, new_room, bot_id)
-        log.info("room %s: rematch accepted in room %s", room, new_room)
+            pass
+        finally:
+            await _leave(client, room)
+
+    async def _resign_unexpected(self, job: queue.Job) -> None:
+        """After an error the game loop did not expect: resign the game rather than leave it
+        hanging (best effort, on a fresh look at the room)."""
+        try:
+            client = await self._client(job.bot, job.room)
+            view = await client.join(job.room)
+            if view.doc is not None and view.doc["outcome"] is None:
+                await self._resign(client, job.room, "unexpected error")
+            await _leave(client, job.room)
+        except Exception:
+            log.exception("room %s: could not resign", job.room)
 
     async def _resign(self, client: Client, room: str, why: str) -> None:
         log.error("room %s: resigning: %s", room, why)
@@ -309,13 +333,17 @@ class Worker:
         except (ServerReplyError, ConnectionError, TimeoutError) as error:
             log.error("room %s: the resignation failed too: %s", room, error)
 
-    async def _client(self, bot_id: str) -> Client:
-        """The bot's socket, reconnected when it dropped."""
+    async def _client(self, bot_id: str, room: str) -> Client:
+        """A socket of the bot with room for one more game (a new one when all are full or
+        dropped: the server lets one socket watch a limited number of rooms)."""
         lock = self._connecting.setdefault(bot_id, asyncio.Lock())
         async with lock:
-            client = self.clients.get(bot_id)
-            if client is not None and not client.closed:
-                return client
+            sockets = self.clients.setdefault(bot_id, [])
+            sockets[:] = [c for c in sockets if not c.closed]
+            for client in sockets:
+                if room in client.rooms or len(client.rooms) < ROOMS_PER_SOCKET:
+                    client.rooms.setdefault(room, RoomView(room))  # reserved until joined
+                    return client
             player = Player(bot_id, bot_id.removeprefix("u:"), guest=False)
             delay = 0.1
             while True:
@@ -326,8 +354,18 @@ class Worker:
                     log.warning("cannot connect as %s: %s", player.name, error)
                     await asyncio.sleep(delay)
                     delay = min(5.0, delay * 2)
-            self.clients[bot_id] = client
+            sockets.append(client)
+            client.rooms.setdefault(room, RoomView(room))
             return client
+
+
+async def _leave(client: Client, room: str) -> None:
+    """Stop watching a room (the server limits the rooms one socket watches)."""
+    if room in client.rooms and not client.closed:
+        try:
+            await client.leave(room)
+        except (ServerReplyError, ConnectionError, TimeoutError) as error:
+            log.warning("room %s: leaving failed: %s", room, error)
 
 
 def ws_url(server: str) -> str:
