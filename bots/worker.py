@@ -48,6 +48,9 @@ REMATCH_WAIT = 60.0
 OPPONENT_WAIT = 3600.0
 """Seconds the bot waits for the opponent's move before it leaves the game to another worker
 (the entry stays pending, so a worker takes it up again after the claim delay)."""
+NICENESS = 10
+"""A worker runs at a lower CPU priority than the server, so that on a shared machine the
+bots' searches wait for people's moves, not the other way round."""
 ROOMS_PER_SOCKET = 24
 """Games one socket follows; the server allows 32 rooms a socket (rematch waits included)."""
 RETRYABLE = frozenset({"stale_version", "busy", "unavailable", "not_your_turn"})
@@ -388,6 +391,8 @@ async def watch_parent(parent: int | None, stop: asyncio.Event) -> None:
 
 
 async def amain(args: argparse.Namespace) -> None:
+    if args.nice:
+        os.nice(args.nice)  # people's games first: the server's processes get the CPU first
     client = aioredis.Redis.from_url(args.redis)
     try:
         configured = os.environ.get("SESSION_SECRET")
@@ -419,6 +424,7 @@ def parser() -> argparse.ArgumentParser:
     parser.add_argument("--claim-idle", type=float, default=CLAIM_IDLE)
     parser.add_argument("--rematch-wait", type=float, default=REMATCH_WAIT)
     parser.add_argument("--parent", type=int, default=None)
+    parser.add_argument("--nice", type=int, default=NICENESS)
     return parser
 
 

@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 
 from bots.accounts import bot_player
-from lobby.identity import new_guest
+from lobby.identity import Player, new_guest
 from rules import GAMES, find_game
 from server.client import Client, RoomView
 from tests.conftest import RedisServer
@@ -237,3 +237,43 @@ async def test_a_killed_worker_is_replaced_and_the_game_goes_on(
         assert view.doc["seats"][view.doc["to_move"]]["id"] == guest.player["id"]  # type: ignore[index]
     finally:
         await guest.close()
+
+
+async def test_a_bot_accepts_a_rematch_and_declines_a_rated_challenge(
+    server: RunningServer, pool: BotPool
+) -> None:
+    guest = await Client.connect(server.ws_url, token_for(new_guest()))
+    member = await Client.connect(server.ws_url, token_for(registered("Ann")))
+    try:
+        await guest.follow_lobby()
+        room, _ = await challenge_bot(guest, "osbox", "", level=2)
+        await guest_move(guest, room, random.Random(1))
+        await guest.wait_for(room, lambda v: len(v.doc["record"]) >= 2, timeout=30)
+        await guest.resign(room)
+        await guest.rematch(room)
+        view = await guest.wait_for(room, lambda v: v.doc["rematch"]["room"] is not None)
+        rematch = view.doc["rematch"]["room"]  # type: ignore[index]
+        again = await guest.join(rematch)
+        assert again.doc is not None and again.doc["seats"][0]["id"] == bot_player(2).id
+        # the bot moves first in the rematch, as the guest did in the first game
+        await guest.wait_for(rematch, lambda v: len(v.doc["record"]) >= 1, timeout=30)
+
+        await member.follow_lobby()
+        made = await member.challenge("che", rated=True, target="bot-3")
+        await member.wait_lobby(
+            lambda _: any(
+                e["t"] == "challenge"
+                and e["challenge"]["id"] == made["id"]
+                and e["challenge"]["status"] == "declined"
+                for e in member.lobby_events
+            ),
+            timeout=20,
+        )
+    finally:
+        await guest.close()
+        await member.close()
+
+
+def registered(name: str) -> Player:
+    """A registered player (rated games need one); the token is all the server checks."""
+    return Player(id=f"u:{name.lower()}", name=name, guest=False)
