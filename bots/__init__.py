@@ -10,8 +10,11 @@ What a bot worker calls, in its own process (the search blocks for up to its bud
 
 ``choose_move`` raises ValueError when the game is over.  A ``swap`` it returns exchanges the
 players' colours, as for a person.  :mod:`bots.levels` holds the levels and the clock policy,
-:mod:`bots.mcts` the search.  Imports ``rules`` only (the workers will add the server's
-client); nothing imports ``bots``.
+:mod:`bots.mcts` the search (both import ``rules`` only).  The live side: :mod:`bots.accounts`
+(``bot-1`` ... ``bot-4``), :mod:`bots.queue` (the games in a Redis stream),
+:mod:`bots.worker` (a process that plays them over the websocket with the server's client)
+and :mod:`bots.pool` (``python -m bots``: the workers and the acceptor of challenges).
+Nothing imports ``bots``.
 """
 
 from __future__ import annotations
