@@ -205,6 +205,7 @@ async def test_swiss_of_seven_players_three_rounds_to_final_standings(
     assert all(len(crosstable[p]["games"]) == 3 for p in ids)
     # Rated: a player who won every game played is above 1500 now, a player who lost all
     # their boards below.
+    winners, losers = [], []
     for player_id in ids:
         results = [
             g["score"] if g["first"] == player_id else 1 - g["score"]
@@ -214,14 +215,19 @@ async def test_swiss_of_seven_players_three_rounds_to_final_standings(
         rating = (await rating_store.get_rating(redis_client, "tictactoe", player_id)).rating
         if all(r == 1 for r in results):
             assert rating > 1500
+            winners.append(player_id)
         elif all(r == 0 for r in results):
             assert rating < 1500
+            losers.append(player_id)
+    assert winners and losers
     _, listing = await api(f.server, "/api/tournaments")
     assert [t["id"] for t in listing["finished"]] == [tid]
     assert listing["running"] == []
 
 
-async def test_knockout_of_five_with_a_drawn_game_replayed(field_of: Field) -> None:
+async def test_knockout_of_five_with_a_drawn_game_replayed(
+    field_of: Field, redis_client: aioredis.Redis
+) -> None:
     f = field_of
     ids = await enrol(f, 5, "ko")
     created = await create(f, f.players[ids[0]][2], format="knockout", max_players=8, rated=False)
@@ -255,6 +261,9 @@ async def test_knockout_of_five_with_a_drawn_game_replayed(field_of: Field) -> N
     assert data["standings"][0]["id"] == champion
     assert replay["first"] in winners
     assert {row["id"] for row in data["standings"]} == set(ids)
+    for player_id in ids:  # a casual event changes no rating
+        rating = await rating_store.get_rating(redis_client, "tictactoe", player_id)
+        assert rating.rating == 1500
 
 
 async def test_two_processes_racing_start_one_set_of_games(
