@@ -113,6 +113,7 @@ def create_app(settings: Settings) -> Starlette:
             presence_ttl=settings.presence_ttl,
         )
         tournaments = TournamentService(client, step_every=settings.tournament_step_seconds)
+        tournaments.rooms = service
 
         def on_commit(room: Room, events: tuple[object, ...]) -> None:
             lobby.room_changed(room, events)

@@ -38,8 +38,9 @@ from lobby.games import LiveGame
 from lobby.identity import Player, is_guest_id
 from lobby.tournaments import ErrorCode, Format, Status, Step, Tournament, TournamentError
 from server import store
-from server.rooms import ABORTED, Room, SeatHolder, new_room
-from server.service import _storage
+from server.errors import ClientError
+from server.rooms import ABORTED, Resign, Room, SeatHolder, new_room
+from server.service import RoomService, _storage
 
 log = logging.getLogger(__name__)
 
@@ -176,6 +177,8 @@ class TournamentService:
         self.clock = clock
         """Now, in seconds since the epoch (tests replace it)."""
         self.step_every = step_every
+        self.rooms: RoomService | None = None
+        """Set by the app: a withdrawal resigns the player's game in progress through it."""
         self._loop: asyncio.Task[None] | None = None
         self._pending: set[asyncio.Task[None]] = set()
 
@@ -214,9 +217,24 @@ class TournamentService:
         """Withdraw ``player`` (forfeiting their remaining games once running)."""
         change = await _storage(ts.withdraw(self.client, tournament_id, player.id, self.clock()))
         await self._open(change.tournament, change.new_games)
+        for game in change.tournament.games:
+            if game.forfeit and game.second is not None and player.id in game.pairing:
+                await self._resign(game.id, player.id)
         if change.tournament.status is Status.RUNNING:
             await self.advance(tournament_id)
         return change.tournament
+
+    async def _resign(self, room_id: str, player_id: str) -> None:
+        """End a forfeited game's room as a resignation (the result the event recorded), so
+        nobody plays on in it; a room already over is left as it is."""
+        if self.rooms is None:
+            return
+        try:
+            loaded = await self.rooms.room(room_id)
+            if loaded.room.outcome is None:
+                await self.rooms.command(room_id, Resign(player_id, loaded.room.version))
+        except ClientError as error:
+            log.info("forfeited room %s not resigned: %s", room_id, error)
 
     async def get(self, tournament_id: str) -> Tournament:
         """The stored event; raises TournamentError (unknown-tournament)."""

@@ -491,3 +491,43 @@ async def test_a_result_missed_by_its_process_is_recorded_by_the_next_step(
     data = await details(f, tid)
     assert data["status"] == "finished" and data["games"][0]["score"] == 0.0
     assert data["standings"][0]["id"] == data["games"][0]["second"]
+
+
+async def test_withdrawing_mid_event_forfeits_and_the_event_goes_on(field_of: Field) -> None:
+    """The game in progress is lost (its room ended as a resignation), later rounds go on
+    without the player."""
+    f = field_of
+    ids = await enrol(f, 4, "quit")
+    created = await create(f, f.players[ids[0]][2], format="swiss", rounds=2, max_players=4)
+    tid = created["id"]
+    await join_all(f, tid, ids)
+    f.advance(START)
+    await f.service.step()
+    data = await details(f, tid)
+    game, other = [g for g in data["games"] if g["round"] == 1]
+    quitter = game["first"]
+    status, data = await api(
+        f.server, f"/api/tournaments/{tid}/withdraw", {}, f.players[quitter][2]
+    )
+    assert status == 200, data
+    forfeited = next(g for g in data["games"] if g["id"] == game["id"])
+    assert forfeited["score"] == 0.0 and forfeited["forfeit"]
+    room = await f.players[game["second"]][1].join(game["room"])  # nobody plays on in it
+    assert room.doc is not None and room.doc["outcome"] is not None
+    await play_round(f, data, lambda g: "second")
+    data = await details(f, tid)
+    assert data["round"] == 2
+    second_round = [g for g in data["games"] if g["round"] == 2]
+    assert all(quitter not in (g["first"], g["second"]) for g in second_round)
+    assert sum(g["room"] is None for g in second_round) == 1  # three left: one bye
+    await play_round(f, data, lambda g: "second")
+    data = await details(f, tid)
+    assert data["status"] == "finished"
+    row = next(r for r in data["standings"] if r["id"] == quitter)
+    assert row["withdrawn"] and row["score"] == 0
+    await refused_withdraw(f, tid, quitter)
+
+
+async def refused_withdraw(f: Field, tid: str, player: str) -> None:
+    status, data = await api(f.server, f"/api/tournaments/{tid}/withdraw", {}, f.players[player][2])
+    assert status == 409 and data["code"] == "finished", data
