@@ -43,6 +43,8 @@ log = logging.getLogger(__name__)
 
 DUE_KEY = "clocks:due"
 BATCH = 100
+STOP_WAIT = 2.0
+"""Seconds shutdown waits for a sweep to finish, then again after cancelling it."""
 
 _SET_IF_VERSION = """
 local version = redis.call('HGET', KEYS[1], 'version')
@@ -127,25 +129,35 @@ class Adjudicator:
         self.every = every
         self.now = now
         self._task: asyncio.Task[None] | None = None
+        self._stopping = asyncio.Event()
 
     def start(self) -> None:
         if self._task is None:
+            self._stopping = asyncio.Event()
             self._task = asyncio.create_task(self._run())
 
     async def stop(self) -> None:
+        """Stop between sweeps; a sweep stuck on Redis is cancelled, and shutdown never waits
+        more than a few seconds for it."""
         task, self._task = self._task, None
-        if task is not None:
+        if task is None:
+            return
+        self._stopping.set()
+        done, _ = await asyncio.wait({task}, timeout=STOP_WAIT)
+        if not done:
             task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+            await asyncio.wait({task}, timeout=STOP_WAIT)
+        if task.done() and not task.cancelled() and task.exception() is not None:
+            log.warning("clock sweep ended with an error", exc_info=task.exception())
 
     async def _run(self) -> None:
-        while True:
+        while not self._stopping.is_set():
             try:
                 await adjudicate(self.service, self.now())
             except Exception:  # Redis away for a moment: try again at the next tick
                 log.warning("clock sweep failed", exc_info=True)
-            await asyncio.sleep(self.every)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._stopping.wait(), self.every)
 
 
 def presence_key(room_id: RoomId) -> str:

@@ -317,3 +317,22 @@ def test_a_claim_after_ones_own_flag_fell_loses_on_time(ttt: ModuleType) -> None
     ended = decide(room, Claim(ANN.id, room.version, now=100.0)).room
     assert ended.outcome is not None
     assert ended.outcome.winner is Seat.SECOND and ended.outcome.reason == TIME
+
+
+async def test_the_adjudicator_sweeps_on_its_own_and_stops_promptly(
+    redis_client: aioredis.Redis, ttt: ModuleType
+) -> None:
+    time = FakeTime(0.0)
+    await store.create_room(redis_client, _room())
+    service = _service(redis_client, "a", time)
+    await service.command("r1", Move(ANN.id, 0, "a1"))
+    ended = asyncio.Event()
+    service.on_commit = lambda room, events: ended.set() if room.outcome else None
+    adjudicator = clock_store.Adjudicator(service, every=0.01, now=lambda: 100.0)
+    adjudicator.start()
+    try:
+        await asyncio.wait_for(ended.wait(), 5)
+    finally:
+        await asyncio.wait_for(adjudicator.stop(), clock_store.STOP_WAIT)
+    outcome = (await service.room("r1")).room.outcome
+    assert outcome is not None and outcome.reason == TIME
