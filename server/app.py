@@ -319,15 +319,7 @@ def record_data(room: Room) -> dict[str, object]:
 
 async def _credentials(request: Request) -> tuple[str, str]:
     """The ``name`` and ``password`` of a JSON body; raises BadRequestError."""
-    raw = await request.body()
-    if len(raw) > MAX_BODY_BYTES:
-        raise BadRequestError("request body too large")
-    try:
-        body = json.loads(raw)
-    except ValueError as error:
-        raise BadRequestError("the body must be JSON: {name, password}") from error
-    if not isinstance(body, dict):
-        raise BadRequestError("the body must be JSON: {name, password}")
+    body = await _json_body(request)
     name, password = body.get("name"), body.get("password")
     if not isinstance(name, str) or not isinstance(password, str):
         raise BadRequestError("name and password must be strings")
