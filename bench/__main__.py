@@ -2,7 +2,8 @@
 
 NAME is one of: rules (playouts/s and play() per game), server (moves/s and round trips
 against one server process and a real Redis), drills (the scale-out drills' report), swiss
-(a 1,000-player Swiss through the pairing code), bots (the bot's strength matches).
+(a 1,000-player Swiss through the pairing code), bots (the bot's strength matches),
+botload (people's move round trips with and without 50 bot games).
 ``python -m bench NAME --help`` shows a benchmark's own options.
 """
 
@@ -19,6 +20,7 @@ DELEGATED = {
     "drills": "bench.drills",
     "swiss": "bench.swiss_simulation",
     "bots": "bench.bot_matches",
+    "botload": "bench.bot_load",
 }
 
 

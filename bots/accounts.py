@@ -59,7 +59,7 @@ async def ensure_accounts(redis: aioredis.Redis, now: float | None = None) -> li
     """Store the bot accounts that are missing (idempotent, safe on several processes).
 
     The register route refuses reserved names, so the account is written under the lobby's
-    own keys with the same set-if-absent step :func:`lobby.store.register` uses.
+    own keys with :func:`lobby.store.store_account`, the set-if-absent step of registration.
     """
     created = time.time() if now is None else now
     players = bot_players()
@@ -67,14 +67,7 @@ async def ensure_accounts(redis: aioredis.Redis, now: float | None = None) -> li
         if await lobby_store.get_account(redis, player.name) is not None:
             continue
         account = Account(player, hash_password(secrets.token_urlsafe(32)), created)
-        await redis.eval(
-            lobby_store._REGISTER_LUA,
-            2,
-            lobby_store._ACCOUNTS_KEY + name_key(player.name),
-            lobby_store._ACCOUNT_ID_KEY + player.id,
-            lobby_store._dump(account.to_data()),
-            name_key(player.name),
-        )
+        await lobby_store.store_account(redis, account)
     return players
 
 

@@ -136,7 +136,15 @@ async def register(
     Raises BadNameError, WeakPasswordError, NameTakenError.
     """
     account = await asyncio.to_thread(accounts.new_account, name, password, now, params)
-    key = accounts.name_key(name)
+    if not await store_account(redis, account):
+        raise NameTakenError(f"the name {name!r} is taken")
+    return account
+
+
+async def store_account(redis: Redis, account: Account) -> bool:
+    """Store an account already built (a checked registration, or a system account under a
+    reserved name); False, and nothing written, if its name is taken whatever the case."""
+    key = accounts.name_key(account.player.name)
     created = await redis.eval(
         _REGISTER_LUA,
         2,
@@ -145,9 +153,7 @@ async def register(
         _dump(account.to_data()),
         key,
     )
-    if not created:
-        raise NameTakenError(f"the name {name!r} is taken")
-    return account
+    return bool(created)
 
 
 async def get_account(redis: Redis, name: str) -> Account | None:

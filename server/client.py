@@ -327,6 +327,10 @@ class Client:
                 view = self.rooms.get(body["room"])
                 if view is not None:
                     view.syncing = False
+            elif kind == "lobby":
+                # Stored here, not when the request returns: events that follow the reply in
+                # the same read would otherwise find no lobby to apply to and be lost.
+                self.lobby = body["lobby"]
             refused_sync = self._sync_requests.pop(body.get("ref"), None)  # type: ignore[arg-type]
             if refused_sync is not None and kind == "error":
                 # An automatic sync refused (Redis restarting, say): try again shortly, or
