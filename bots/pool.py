@@ -5,8 +5,8 @@ The supervisor creates the bot accounts (idempotently), starts ``--workers`` pro
 taken over (after the claim delay) and goes on.  In its own event loop it follows the lobby
 as every bot (which lists the bots as online) and accepts each challenge made to one, then
 queues the game for the workers.  Several supervisors on one server may run at once: accepting
-is atomic, so each challenge is queued once.  A rated challenge is declined: the server rates
-every rated game in the people's pool, and bot ratings must stay apart from people's.
+is atomic, so each challenge is queued once.  Rated challenges are accepted: the server rates
+games against a bot in the game's computer pool (lobby.ratings.rating_pool), apart from people's.
 It stops when the process that started it is gone (``--parent``).
 Imports bots, the server's client, and lobby and server.store through bots.accounts.
 """
@@ -93,16 +93,13 @@ class Acceptor:
         )
 
     async def answer(self, client: Client, challenge: dict[str, Any]) -> None:
-        """Accept and queue the game, or decline a rated challenge."""
+        """Accept the challenge (rated ones too: they count in the game's computer pool) and
+        queue the game."""
         challenge_id = str(challenge["id"])
         if challenge_id in self.handled:
             return
         self.handled.add(challenge_id)
         try:
-            if challenge.get("rated"):
-                log.info("%s declines rated challenge %s", self.player.name, challenge_id)
-                await client.decline(challenge_id)
-                return
             room = await client.accept(challenge_id)
         except ServerReplyError as error:
             log.info("%s: challenge %s not taken: %s", self.player.name, challenge_id, error)

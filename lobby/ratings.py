@@ -77,6 +77,20 @@ def can_be_rated(first: Player, second: Player) -> bool:
     return not first.guest and not second.guest and first.id != second.id
 
 
+COMPUTER_POOL_SUFFIX = ":computer"
+"""Games against a bot are rated in a pool of their own per game, apart from people's."""
+BOT_ID_PREFIX = "u:bot-"
+"""Bot accounts hold the reserved names ``bot-N`` (lobby.accounts.RESERVED_PREFIXES)."""
+
+
+def rating_pool(game: str, first: Player, second: Player) -> str:
+    """The pool a rated game counts in: the game's own, or its computer pool when a bot plays,
+    so that bots' ratings and games against them never move people's leaderboard."""
+    if first.id.startswith(BOT_ID_PREFIX) or second.id.startswith(BOT_ID_PREFIX):
+        return game + COMPUTER_POOL_SUFFIX
+    return game
+
+
 def update(player: Rating, results: Sequence[tuple[Rating, float]], tau: float = TAU) -> Rating:
     """The player's rating after one rating period of ``(opponent, score)`` results.
 

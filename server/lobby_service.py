@@ -40,6 +40,7 @@ from lobby.errors import LobbyError, UnknownChallengeError, UnknownRoomError
 from lobby.games import LiveGame, finish
 from lobby.identity import Player, is_guest_id
 from lobby.presence import HEARTBEAT_TTL
+from lobby.ratings import rating_pool
 from server import store
 from server.protocol import ServerLobby, ServerLobbyEvent, encode
 from server.rooms import ABORTED, Room, SeatHolder, new_room, rematch_room
@@ -283,8 +284,9 @@ class LobbyService:
             if live.rated and outcome.reason != ABORTED:
                 score = 0.5 if outcome.winner is None else (1.0 if outcome.winner == 0 else 0.0)
                 try:
+                    pool = rating_pool(room.game, players[0], players[1])
                     await rating_store.apply_result(
-                        client, room.game, room.id, players[0], players[1], score, self.clock()
+                        client, pool, room.id, players[0], players[1], score, self.clock()
                     )
                 except rating_store.UnratedGameError:
                     pass

@@ -23,6 +23,7 @@ from typing import Any
 import pytest
 
 from bots.accounts import bot_player
+from lobby import rating_store
 from lobby.identity import Player, new_guest
 from rules import GAMES, find_game
 from server.client import Client, RoomView
@@ -92,12 +93,12 @@ async def pool(server: RunningServer, redis_server: RedisServer) -> AsyncIterato
 
 
 async def challenge_bot(
-    guest: Client, game: str, options: str, level: int = 1
+    guest: Client, game: str, options: str, level: int = 1, rated: bool = False
 ) -> tuple[str, RoomView]:
     """Challenge ``bot-<level>`` (the guest moves first); the room once the bot accepted."""
     bot = bot_player(level)
     await guest.wait_lobby(lambda lobby: bot.id in [p["player"]["id"] for p in lobby["online"]])
-    made = await guest.challenge(game, options, colour="mine", target=bot.name)
+    made = await guest.challenge(game, options, colour="mine", target=bot.name, rated=rated)
     await guest.wait_lobby(
         lambda lobby: any(
             e["t"] == "challenge"
@@ -239,9 +240,10 @@ async def test_a_killed_worker_is_replaced_and_the_game_goes_on(
         await guest.close()
 
 
-async def test_a_bot_accepts_a_rematch_and_declines_a_rated_challenge(
-    server: RunningServer, pool: BotPool
+async def test_a_bot_accepts_a_rematch_and_a_rated_challenge_in_its_own_pool(
+    server: RunningServer, pool: BotPool, redis_client: Any
 ) -> None:
+    """Rated games against a bot move ratings in the game's computer pool, never people's."""
     guest = await Client.connect(server.ws_url, token_for(new_guest()))
     member = await Client.connect(server.ws_url, token_for(registered("Ann")))
     try:
@@ -259,16 +261,15 @@ async def test_a_bot_accepts_a_rematch_and_declines_a_rated_challenge(
         await guest.wait_for(rematch, lambda v: len(v.doc["record"]) >= 1, timeout=30)
 
         await member.follow_lobby()
-        made = await member.challenge("che", rated=True, target="bot-3")
-        await member.wait_lobby(
-            lambda _: any(
-                e["t"] == "challenge"
-                and e["challenge"]["id"] == made["id"]
-                and e["challenge"]["status"] == "declined"
-                for e in member.lobby_events
-            ),
-            timeout=20,
-        )
+        rated_room, _ = await challenge_bot(member, "che", "", level=3, rated=True)
+        await member.resign(rated_room)
+        ann = registered("Ann").id
+        async with asyncio.timeout(20):
+            while not await rating_store.history(redis_client, "che:computer", ann):
+                await asyncio.sleep(0.05)
+        assert await rating_store.history(redis_client, "che", ann) == []
+        bot_games = await rating_store.history(redis_client, "che:computer", bot_player(3).id)
+        assert len(bot_games) == 1
     finally:
         await guest.close()
         await member.close()

@@ -93,3 +93,15 @@ def test_rating_data_round_trips_and_rejects_garbage() -> None:
     assert Rating.from_data(rating.to_data()) == rating
     with pytest.raises(ValueError):
         Rating.from_data({"r": 1500})
+
+
+def test_games_against_a_bot_count_in_the_computer_pool() -> None:
+    from lobby.identity import Player
+    from lobby.ratings import rating_pool
+
+    ann = Player(id="u:ann", name="Ann", guest=False)
+    bob = Player(id="u:bob", name="Bob", guest=False)
+    bot = Player(id="u:bot-3", name="bot-3", guest=False)
+    assert rating_pool("che", ann, bob) == "che"
+    assert rating_pool("che", ann, bot) == "che:computer"
+    assert rating_pool("che", bot, ann) == "che:computer"
