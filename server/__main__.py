@@ -28,6 +28,9 @@ from server.embedded_redis import EmbeddedRedis
 from server.protocol import MAX_FRAME_BYTES
 from server.settings import ROOT, Settings, from_environment
 
+GRACEFUL_SHUTDOWN_SECONDS = 5
+"""How long a stopping process waits for its open connections before it ends them."""
+
 
 def uvicorn_config(app: object, settings: Settings, log_level: str = "warning") -> uvicorn.Config:
     """The uvicorn settings every server process uses (tests and benchmarks included)."""
@@ -43,6 +46,9 @@ def uvicorn_config(app: object, settings: Settings, log_level: str = "warning") 
         lifespan="on",
         log_level=log_level,
         access_log=False,
+        # Sockets get a going-away close at shutdown; one that does not finish closing in
+        # time (a peer that stopped reading) must not hold the process up for ever.
+        timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_SECONDS,
     )
 
 

@@ -50,6 +50,8 @@ log = logging.getLogger(__name__)
 
 SWEEP_EVERY = 15.0
 """Seconds between sweeps and heartbeats (well inside the presence TTL of 60 s)."""
+STOP_SECONDS = 3.0
+"""How long stopping waits for the lobby's own tasks and its event stream."""
 
 
 class Follower(Protocol):
@@ -109,14 +111,17 @@ class LobbyService:
         ]
 
     async def stop(self) -> None:
-        for task in (*self._tasks, *self._sync_tasks.values()):
+        """Stop the sweep, the event stream and pending lobby updates; bounded in time, so a
+        Redis that does not answer cannot hold a shutdown up."""
+        tasks = (*self._tasks, *self._sync_tasks.values())
+        for task in tasks:
             task.cancel()
-        for task in (*self._tasks, *self._sync_tasks.values()):
-            try:
-                await task
-            except (asyncio.CancelledError, Exception):
-                pass
-        await self._pubsub.aclose()
+        if tasks:
+            await asyncio.wait(tasks, timeout=STOP_SECONDS)
+        try:
+            await asyncio.wait_for(self._pubsub.aclose(), STOP_SECONDS)
+        except (TimeoutError, RedisConnectionError, RedisTimeoutError, OSError):
+            log.warning("the lobby's event stream did not close cleanly")
 
     # --- following the lobby -----------------------------------------------------------------
 
