@@ -33,11 +33,13 @@ from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from lobby import rating_store
 from lobby import store as lobby_store
 from lobby.challenges import ChallengeLimits
 from lobby.errors import LobbyError
 from lobby.games import record_text
 from lobby.identity import Player, issue_token
+from lobby.ratings import COMPUTER_POOL_SUFFIX
 from lobby.tournaments import TournamentError
 from rules import GAMES
 from rules.api import describe_flags
@@ -212,6 +214,41 @@ def create_app(settings: Settings) -> Starlette:
         finished = await lobby_store.finished_games(runtime.client, player_id, 0, 50)
         return JSONResponse({"games": [_summary(g.to_data()) for g in finished]})
 
+    async def ratings(request: Request) -> Response:
+        """A game's leaderboard: established players active lately (``?pool=computer`` for the
+        games against bots)."""
+        runtime: Runtime = request.app.state.runtime
+        pool = _rating_pool(request)
+        if pool is None:
+            return _unknown_game_response(request)
+        board = await rating_store.leaderboard(runtime.client, pool, time.time())
+        return JSONResponse({"pool": pool, "leaderboard": board})
+
+    async def player_rating(request: Request) -> Response:
+        """One player's rating in a game (``text`` ends in ``?`` while provisional) and the
+        rated games that made it, oldest first."""
+        runtime: Runtime = request.app.state.runtime
+        pool = _rating_pool(request)
+        if pool is None:
+            return _unknown_game_response(request)
+        player_id = request.path_params["player"]
+        rating = await rating_store.get_rating(runtime.client, pool, player_id)
+        history = await rating_store.history(runtime.client, pool, player_id)
+        return JSONResponse(
+            {
+                "pool": pool,
+                "player": player_id,
+                "rating": {
+                    "rating": rating.rating,
+                    "deviation": rating.deviation,
+                    "volatility": rating.volatility,
+                    "text": rating.text(),
+                },
+                "provisional": rating.is_provisional,
+                "history": history,
+            }
+        )
+
     async def record(request: Request) -> Response:
         runtime: Runtime = request.app.state.runtime
         room_id, kind = request.path_params["room"], request.path_params["kind"]
@@ -283,6 +320,8 @@ def create_app(settings: Settings) -> Starlette:
         Route("/api/games", games),
         Route("/api/players/{player}/games", player_games),
         Route("/api/rooms/{room}/record.{kind:str}", record),
+        Route("/api/ratings/{game}", ratings),
+        Route("/api/players/{player}/ratings/{game}", player_rating),
         Route("/api/tournaments", tournament_list),
         Route("/api/tournaments", tournament_create, methods=["POST"]),
         Route("/api/tournaments/{tournament}", tournament_get),
@@ -391,3 +430,19 @@ class _AsgiEndpoint:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         await self.app(scope, receive, send)
+
+
+def _rating_pool(request: Request) -> str | None:
+    """The rating pool a ratings request names, or None for a game that is not registered."""
+    game = request.path_params["game"]
+    if game not in GAMES:
+        return None
+    computer = request.query_params.get("pool") == "computer"
+    return game + COMPUTER_POOL_SUFFIX if computer else game
+
+
+def _unknown_game_response(request: Request) -> Response:
+    game = request.path_params["game"]
+    return JSONResponse(
+        {"code": "unknown_game", "message": f"no game is called {game!r}"}, status_code=404
+    )

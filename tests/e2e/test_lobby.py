@@ -313,6 +313,18 @@ async def test_resign_ends_the_game_and_rates_a_rated_one_once(
     assert rating.rating > 1500 > loser.rating
     entries = await rating_store.history(redis_client, "tictactoe", alice.id)
     assert len(entries) == 1
+    base = app_server.base_url
+    status, mine = await asyncio.to_thread(http, f"{base}/api/players/{alice.id}/ratings/tictactoe")
+    assert status == 200 and len(mine["history"]) == 1 and mine["provisional"] is True
+    assert mine["rating"]["rating"] == rating.rating and mine["rating"]["text"].endswith("?")
+    status, board = await asyncio.to_thread(http, f"{base}/api/ratings/tictactoe")
+    assert status == 200 and board["leaderboard"] == []  # one game leaves both provisional
+    status, computer = await asyncio.to_thread(
+        http, f"{base}/api/players/{alice.id}/ratings/tictactoe?pool=computer"
+    )
+    assert status == 200 and computer["history"] == [] and computer["rating"]["rating"] == 1500
+    status, unknown = await asyncio.to_thread(http, f"{base}/api/ratings/chess")
+    assert status == 404 and unknown["code"] == "unknown_game"
 
 
 async def test_abort_before_both_players_moved_and_not_after(
