@@ -27,7 +27,7 @@ import redis.asyncio as aioredis
 
 from bots import queue
 from bots.accounts import bot_token, ensure_accounts, shared_secret
-from bots.worker import CLAIM_IDLE, REMATCH_WAIT, SLOTS, watch_parent, ws_url
+from bots.worker import add_shared_options, run_command, watch_parent, ws_url
 from lobby.identity import Player
 from server.client import Client, ServerReplyError
 
@@ -187,20 +187,9 @@ async def amain(args: argparse.Namespace) -> None:
 def parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m bots", description=__doc__)
     parser.add_argument("--workers", type=int, default=int(os.environ.get("BOT_WORKERS", "1")))
-    parser.add_argument("--server", default=os.environ.get("BOT_SERVER", "http://127.0.0.1:8000"))
-    parser.add_argument("--redis", default=os.environ.get("REDIS_URL", "redis://127.0.0.1:6379"))
-    parser.add_argument("--slots", type=int, default=SLOTS)
-    parser.add_argument("--claim-idle", type=float, default=CLAIM_IDLE)
-    parser.add_argument("--rematch-wait", type=float, default=REMATCH_WAIT)
-    parser.add_argument("--parent", type=int, default=None)
+    add_shared_options(parser)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
-    args = parser().parse_args(argv)
-    try:
-        asyncio.run(amain(args))
-    except KeyboardInterrupt:
-        pass
-    return 0
+    return run_command(amain, parser(), argv)

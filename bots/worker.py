@@ -21,6 +21,7 @@ import random
 import signal
 import sys
 import time
+from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
@@ -415,27 +416,42 @@ async def amain(args: argparse.Namespace) -> None:
         await client.aclose()
 
 
-def parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m bots.worker", description=__doc__)
+def add_shared_options(parser: argparse.ArgumentParser) -> None:
+    """The options the pool and its workers share: where the server and Redis are, and how
+    games are taken from the queue."""
     parser.add_argument("--server", default=os.environ.get("BOT_SERVER", "http://127.0.0.1:8000"))
     parser.add_argument("--redis", default=os.environ.get("REDIS_URL", "redis://127.0.0.1:6379"))
-    parser.add_argument("--name", default=f"worker-{os.getpid()}")
     parser.add_argument("--slots", type=int, default=SLOTS)
     parser.add_argument("--claim-idle", type=float, default=CLAIM_IDLE)
     parser.add_argument("--rematch-wait", type=float, default=REMATCH_WAIT)
     parser.add_argument("--parent", type=int, default=None)
-    parser.add_argument("--nice", type=int, default=NICENESS)
-    return parser
 
 
-def main(argv: list[str] | None = None) -> int:
+def run_command(
+    amain: Callable[[argparse.Namespace], Awaitable[None]],
+    parser: argparse.ArgumentParser,
+    argv: list[str] | None,
+) -> int:
+    """Parse ``argv`` and run ``amain`` until it ends or the user interrupts it."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
-    args = parser().parse_args(argv)
+    args = parser.parse_args(argv)
     try:
         asyncio.run(amain(args))
     except KeyboardInterrupt:
         pass
     return 0
+
+
+def parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m bots.worker", description=__doc__)
+    add_shared_options(parser)
+    parser.add_argument("--name", default=f"worker-{os.getpid()}")
+    parser.add_argument("--nice", type=int, default=NICENESS)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    return run_command(amain, parser(), argv)
 
 
 if __name__ == "__main__":
