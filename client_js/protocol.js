@@ -19,6 +19,8 @@ export const MsgType = Object.freeze({
   CANCEL: "cancel",
   CLAIM: "claim",
   PONG: "pong",
+  TOURNAMENTS: "tournaments",
+  TOURNAMENT: "tournament",
   WELCOME: "welcome",
   JOINED: "joined",
   LEFT: "left",
@@ -28,6 +30,8 @@ export const MsgType = Object.freeze({
   ERROR: "error",
   ACCEPTED: "accepted",
   LOBBY_EVENT: "lobby_event",
+  TOURNAMENT_LISTED: "tournament_listed",
+  TOURNAMENT_EVENT: "tournament_event",
   PING: "ping",
 });
 
@@ -178,10 +182,19 @@ export const CLIENT_MESSAGES = Object.freeze({
   ],
   "pong": [
     "id"
+  ],
+  "tournaments": [
+    "id",
+    "follow"
+  ],
+  "tournament": [
+    "id",
+    "tournament",
+    "follow"
   ]
 });
-/** Fields of every message the server sends, by type (`lobby` and `challenge` are
- * both a request and its reply). */
+/** Fields of every message the server sends, by type (`lobby`, `challenge`,
+ * `tournaments` and `tournament` are both a request and its reply). */
 export const SERVER_MESSAGES = Object.freeze({
   "welcome": [
     "player"
@@ -235,5 +248,19 @@ export const SERVER_MESSAGES = Object.freeze({
   ],
   "ping": [
     "n"
+  ],
+  "tournaments": [
+    "ref",
+    "tournaments"
+  ],
+  "tournament": [
+    "ref",
+    "tournament"
+  ],
+  "tournament_listed": [
+    "tournament"
+  ],
+  "tournament_event": [
+    "tournament"
   ]
 });

@@ -16,6 +16,10 @@ and, outside it, an index the lobby lists from and the scheduler polls (updated 
 commit, and repaired by the next one if a process dies in between):
 ``tournaments:<status>`` sorted sets (created by start time, running by start, finished by end).
 
+Every commit is announced on the ``tournaments`` channel as the event's :func:`summary` in
+JSON (small whatever the field's size), so each server process can push the change to the
+sockets following the list or the event there.
+
 The client is an argument (``redis.asyncio.Redis``); imports redis and :mod:`lobby`.
 """
 
@@ -42,6 +46,9 @@ return 1
 """
 """Write state and version only if the version is still ARGV[1] ('' for a new tournament)."""
 
+CHANNEL = "tournaments"
+"""The channel every committed change is announced on."""
+
 
 @dataclass(frozen=True, slots=True)
 class Change:
@@ -63,6 +70,7 @@ async def create(
     if not await commit_if_version(client, None, t):
         raise ValueError(f"tournament {tournament_id} exists")
     await _index(client, t)
+    await _announce(client, t)
     return t
 
 
@@ -103,6 +111,7 @@ async def update(
             return Change(before, False)
         if await commit_if_version(client, before, after):
             await _index(client, after)
+            await _announce(client, after)
             return Change(after, True, tn.games_to_open(before, after))
 
 
@@ -205,6 +214,7 @@ def summary(t: Tournament) -> dict[str, Any]:
         "game": s.game,
         "format": s.format.value,
         "status": t.status.value,
+        "version": t.version,
         "rated": s.rated,
         "starts_at": s.starts_at,
         "players": len(t.active),
@@ -228,6 +238,22 @@ async def _index(client: aioredis.Redis, t: Tournament) -> None:
             else:
                 pipe.zrem(_index_key(status), t.id)
         await pipe.execute()
+
+
+def decode_notice(raw: bytes | str) -> dict[str, Any]:
+    """The summary announced on :data:`CHANNEL`; raises ValueError for anything else."""
+    notice = json.loads(raw)
+    if not isinstance(notice, dict) or not isinstance(notice.get("id"), str):
+        raise ValueError(f"not a tournament notice: {raw!r}")
+    if not isinstance(notice.get("version"), int):
+        raise ValueError(f"not a tournament notice: {raw!r}")
+    return notice
+
+
+async def _announce(client: aioredis.Redis, t: Tournament) -> None:
+    """Tell every process the event changed (after the commit and its index: a process
+    reloading it on this notice reads at least this version)."""
+    await client.publish(CHANNEL, json.dumps(summary(t)))
 
 
 def _key(tournament_id: str, kind: str) -> str:

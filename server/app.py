@@ -128,7 +128,7 @@ def create_app(settings: Settings) -> Starlette:
         await fanout.start()
         await lobby.start()
         adjudicator.start()
-        tournaments.start()
+        await tournaments.start()
         try:
             yield
         finally:
@@ -159,7 +159,14 @@ def create_app(settings: Settings) -> Starlette:
             await send({"type": "websocket.close", "code": 1008, "reason": reason})
             return
         connection = Connection(
-            receive, send, player, runtime.service, runtime.metrics, settings, runtime.lobby
+            receive,
+            send,
+            player,
+            runtime.service,
+            runtime.metrics,
+            settings,
+            runtime.lobby,
+            runtime.tournaments,
         )
         runtime.connections.add(connection)
         try:

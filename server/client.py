@@ -1,7 +1,8 @@
 """A Python client of the game server: guests, join or watch, move, and a synced copy of rooms.
 
-It also follows the lobby (a snapshot, then events applied by :func:`apply_lobby_event`) and
-makes, accepts, declines and cancels challenges.
+It also follows the lobby (a snapshot, then events applied by :func:`apply_lobby_event`),
+makes, accepts, declines and cancels challenges, and follows tournaments (each event kept at
+the highest version received).
 
 Tests, the benchmark and bots use it.  Each joined room is kept as a :class:`RoomView` whose
 ``doc`` is the server's room state: a snapshot replaces it, a diff applies only on top of the
@@ -25,6 +26,11 @@ from websockets.exceptions import ConnectionClosed
 
 from server import protocol
 from server.diff import DiffError, apply
+
+_REPLIES = frozenset(
+    ("joined", "left", "ok", "error", "lobby", "challenge", "accepted", "tournament", "tournaments")
+)
+"""Server messages that answer a request (``ref`` names it)."""
 
 SYNC_RETRY_SECONDS = 0.5
 """How long a view waits before asking again after the server refused an automatic sync."""
@@ -102,6 +108,10 @@ class Client:
         self.lobby: dict[str, Any] | None = None
         """The lobby as this client sees it, once it follows the lobby."""
         self.lobby_events: list[dict[str, Any]] = []
+        self.tournaments: dict[str, dict[str, Any]] = {}
+        """Followed tournaments by id, each as the server last sent it."""
+        self.listed: list[dict[str, Any]] = []
+        """Summaries received while following the list of tournaments, in order."""
         self.frames_received = 0
         self.on_diff: Callable[[str, int], None] | None = None
         self._ids = itertools.count(1)
@@ -251,6 +261,35 @@ class Client:
     async def cancel(self, challenge: str) -> dict[str, Any]:
         return dict((await self.request({"t": "cancel", "challenge": challenge}))["challenge"])
 
+    async def follow_tournament(self, tournament: str) -> dict[str, Any]:
+        """Follow a tournament; returns it, kept up to date in ``self.tournaments``."""
+        await self.request({"t": "tournament", "tournament": tournament})
+        return self.tournaments[tournament]
+
+    async def unfollow_tournament(self, tournament: str) -> None:
+        await self.request({"t": "tournament", "tournament": tournament, "follow": False})
+        self.tournaments.pop(tournament, None)
+
+    async def follow_tournaments(self) -> dict[str, Any]:
+        """Follow the list of tournaments; returns it (changes then arrive in ``listed``)."""
+        return dict((await self.request({"t": "tournaments"}))["tournaments"])
+
+    async def wait_tournament(
+        self,
+        tournament: str,
+        predicate: Callable[[dict[str, Any]], bool],
+        timeout: float = 10.0,
+    ) -> dict[str, Any]:
+        """Wait until ``predicate`` holds for a followed tournament; raises TimeoutError."""
+        async with asyncio.timeout(timeout):
+            while True:
+                event = self.tournaments.get(tournament)
+                if event is not None and predicate(event):
+                    return event
+                if self.closed:
+                    raise ConnectionError("the connection is closed")
+                await asyncio.shield(self._changed)
+
     async def wait_lobby(
         self, predicate: Callable[[dict[str, Any]], bool], timeout: float = 10.0
     ) -> dict[str, Any]:
@@ -322,7 +361,13 @@ class Client:
             self.lobby = body["lobby"]  # the server lost its event stream: a fresh lobby
         elif kind == "ping":
             self._send_soon({"t": "pong", "id": body["n"]})  # the server measures the lag
-        elif kind in ("joined", "left", "ok", "error", "lobby", "challenge", "accepted"):
+        elif kind == "tournament_event" or (kind == "tournament" and body.get("ref") is None):
+            self._keep_tournament(body["tournament"])
+        elif kind == "tournament_listed":
+            self.listed.append(body["tournament"])
+        elif kind == "tournaments" and body.get("ref") is None:
+            pass  # a fresh list after the server lost its event stream
+        elif kind in _REPLIES:
             if kind == "joined":
                 view = self.rooms.get(body["room"])
                 if view is not None:
@@ -331,6 +376,8 @@ class Client:
                 # Stored here, not when the request returns: events that follow the reply in
                 # the same read would otherwise find no lobby to apply to and be lost.
                 self.lobby = body["lobby"]
+            elif kind == "tournament" and body["tournament"] is not None:
+                self._keep_tournament(body["tournament"])
             refused_sync = self._sync_requests.pop(body.get("ref"), None)  # type: ignore[arg-type]
             if refused_sync is not None and kind == "error":
                 # An automatic sync refused (Redis restarting, say): try again shortly, or
@@ -342,6 +389,12 @@ class Client:
                 future.set_result(body)
         else:
             raise protocol.FrameError(f"unexpected server message {kind!r}")
+
+    def _keep_tournament(self, event: dict[str, Any]) -> None:
+        """Keep the newest copy: an event pushed before the reply may be newer than it."""
+        held = self.tournaments.get(event["id"])
+        if held is None or event["version"] >= held["version"]:
+            self.tournaments[event["id"]] = event
 
     def _apply_diff(self, body: dict[str, Any]) -> None:
         if not self.apply_diffs:

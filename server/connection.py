@@ -6,8 +6,9 @@ per-message wrapper object): that is the hot path of every diff sent.  Requests 
 socket are handled one at a time.
 Recoverable errors become ``error`` frames echoing the request id; garbage closes with 1003,
 oversized frames with 1009, an unexpected exception with 1011 (logged with its traceback).
-Lobby requests (challenges, following the lobby) go to the lobby service.
-Imports protocol, errors, rooms, the room service and the lobby service.
+Lobby requests (challenges, following the lobby) go to the lobby service, following
+tournaments to the tournament service.
+Imports protocol, errors, rooms, the room service, the lobby and the tournament services.
 """
 
 from __future__ import annotations
@@ -51,6 +52,8 @@ from server.protocol import (
     ClientRematch,
     ClientResign,
     ClientSync,
+    ClientTournament,
+    ClientTournaments,
     CloseCode,
     FrameError,
     MessageError,
@@ -63,12 +66,15 @@ from server.protocol import (
     ServerLobby,
     ServerOk,
     ServerPing,
+    ServerTournament,
+    ServerTournaments,
     ServerWelcome,
     encode,
 )
 from server.rooms import Abort, Claim, Draw, Move, Presence, Rematch, Resign, seat_role
 from server.service import RoomService
 from server.settings import Settings
+from server.tournament_service import TournamentService
 
 log = logging.getLogger(__name__)
 
@@ -120,12 +126,14 @@ class Connection:
         metrics: Metrics,
         settings: Settings,
         lobby: LobbyService | None = None,
+        tournaments: TournamentService | None = None,
     ) -> None:
         self._receive = receive
         self._asgi_send = send
         self.player = player
         self.service = service
         self.lobby = lobby
+        self.tournaments = tournaments
         self.lobby_connection: str | None = None
         """This socket's presence id while it follows the lobby."""
         self._lobby_held: list[bytes] | None = None
@@ -155,6 +163,8 @@ class Connection:
             self._stop_sender()
             await self._leave_all()
             await self._unfollow()
+            if self.tournaments is not None:
+                self.tournaments.unfollow_all(self)
             try:
                 await sender
             except asyncio.CancelledError:
@@ -315,6 +325,20 @@ class Connection:
             case ClientCancel():
                 cancelled = await self._lobby().cancel(self.player, request.challenge)
                 self._send(encode(ServerChallenge(request.id, cancelled.to_data())))
+            case ClientTournaments():
+                listing = None
+                if request.follow:
+                    listing = await self._tournaments().follow_list(self)
+                else:
+                    self._tournaments().unfollow_list(self)
+                self._send(encode(ServerTournaments(request.id, listing)))
+            case ClientTournament():
+                event = None
+                if request.follow:
+                    event = await self._tournaments().follow(self, request.tournament)
+                else:
+                    self._tournaments().unfollow(self, request.tournament)
+                self._send(encode(ServerTournament(request.id, event)))
             case _:
                 raise AssertionError(f"no handler for {request!r}")
 
@@ -420,6 +444,11 @@ class Connection:
         if self.lobby is None:
             raise UnavailableError("this server runs without the lobby")
         return self.lobby
+
+    def _tournaments(self) -> TournamentService:
+        if self.tournaments is None:
+            raise UnavailableError("this server runs without tournaments")
+        return self.tournaments
 
     def _joined(self, room_id: str) -> None:
         if room_id not in self.watching:

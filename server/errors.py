@@ -139,6 +139,7 @@ RECOVERABLE: tuple[type[BaseException], ...] = (
     IllegalMoveError,
     OptionsError,
     LobbyError,
+    TournamentError,
 )
 """Exceptions answered with an error frame; anything else closes the socket with 1011."""
 

@@ -47,7 +47,10 @@ class MsgType(StrEnum):
     CANCEL = "cancel"
     CLAIM = "claim"
     PONG = "pong"
-    # server to client (``lobby`` and ``challenge`` are also replies of the same names)
+    TOURNAMENTS = "tournaments"
+    TOURNAMENT = "tournament"
+    # server to client (``lobby``, ``challenge``, ``tournaments`` and ``tournament`` are also
+    # replies of the same names)
     WELCOME = "welcome"
     JOINED = "joined"
     LEFT = "left"
@@ -57,6 +60,8 @@ class MsgType(StrEnum):
     ERROR = "error"
     ACCEPTED = "accepted"
     LOBBY_EVENT = "lobby_event"
+    TOURNAMENT_LISTED = "tournament_listed"
+    TOURNAMENT_EVENT = "tournament_event"
     PING = "ping"
 
 
@@ -316,6 +321,28 @@ class ClientPong:
     id: RequestId
 
 
+@dataclass(frozen=True, slots=True)
+class ClientTournaments:
+    """Follow the list of tournaments: answered by ``tournaments`` (the list), then a
+    ``tournament_listed`` frame for every event created or changed; ``follow`` false stops."""
+
+    TYPE: ClassVar[MsgType] = MsgType.TOURNAMENTS
+    id: RequestId
+    follow: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class ClientTournament:
+    """Follow one tournament: answered by ``tournament`` (the event with its standings), then
+    a ``tournament_event`` frame holding the event afresh whenever it changes (a join, a
+    withdrawal, a start, a round paired, a result); ``follow`` false stops."""
+
+    TYPE: ClassVar[MsgType] = MsgType.TOURNAMENT
+    id: RequestId
+    tournament: str
+    follow: bool = True
+
+
 ClientMessage: TypeAlias = (
     ClientJoin
     | ClientSync
@@ -332,6 +359,8 @@ ClientMessage: TypeAlias = (
     | ClientCancel
     | ClientClaim
     | ClientPong
+    | ClientTournaments
+    | ClientTournament
 )
 
 # --- server to client -------------------------------------------------------------------------
@@ -448,6 +477,42 @@ class ServerAccepted:
     room: str
 
 
+@dataclass(frozen=True, slots=True)
+class ServerTournaments:
+    """Reply to ``tournaments``: upcoming, running and finished events (null after
+    ``follow`` false)."""
+
+    TYPE: ClassVar[MsgType] = MsgType.TOURNAMENTS
+    ref: RequestId | None
+    tournaments: dict[str, Any] | None
+
+
+@dataclass(frozen=True, slots=True)
+class ServerTournament:
+    """Reply to ``tournament``: the event as ``GET /api/tournaments/<id>`` gives it (null
+    after ``follow`` false)."""
+
+    TYPE: ClassVar[MsgType] = MsgType.TOURNAMENT
+    ref: RequestId | None
+    tournament: dict[str, Any] | None
+
+
+@dataclass(frozen=True, slots=True)
+class ServerTournamentListed:
+    """An event of the list was created or changed: its summary, to put in its place."""
+
+    TYPE: ClassVar[MsgType] = MsgType.TOURNAMENT_LISTED
+    tournament: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class ServerTournamentEvent:
+    """A followed event changed: the whole event afresh; keep the highest ``version``."""
+
+    TYPE: ClassVar[MsgType] = MsgType.TOURNAMENT_EVENT
+    tournament: dict[str, Any]
+
+
 ServerMessage: TypeAlias = (
     ServerWelcome
     | ServerJoined
@@ -461,6 +526,10 @@ ServerMessage: TypeAlias = (
     | ServerChallenge
     | ServerAccepted
     | ServerPing
+    | ServerTournaments
+    | ServerTournament
+    | ServerTournamentListed
+    | ServerTournamentEvent
 )
 
 CLIENT_MESSAGES: dict[str, type[ClientMessage]] = {
@@ -481,6 +550,8 @@ CLIENT_MESSAGES: dict[str, type[ClientMessage]] = {
         ClientCancel,
         ClientClaim,
         ClientPong,
+        ClientTournaments,
+        ClientTournament,
     )
 }
 SERVER_MESSAGES: dict[str, type[ServerMessage]] = {
@@ -498,6 +569,10 @@ SERVER_MESSAGES: dict[str, type[ServerMessage]] = {
         ServerChallenge,
         ServerAccepted,
         ServerPing,
+        ServerTournaments,
+        ServerTournament,
+        ServerTournamentListed,
+        ServerTournamentEvent,
     )
 }
 
@@ -513,6 +588,8 @@ _FIELD_TYPES: dict[str, tuple[type, ...]] = {
     "target": (str,),
     "time_control": (str,),
     "challenge": (str,),
+    "tournament": (str,),
+    "follow": (bool,),
 }
 MAX_TEXT_LENGTH = 256
 """Longest text field accepted (option text, a player's name, a move)."""
@@ -557,7 +634,8 @@ def decode(frame: bytes) -> ClientMessage:
         if not isinstance(value, types) or (isinstance(value, bool) and bool not in types):
             raise MessageError(f"field {field.name!r} of {kind} has the wrong type", ref)
         if isinstance(value, str):
-            limit = MAX_ID_LENGTH if field.name in ("room", "challenge") else MAX_TEXT_LENGTH
+            ids = ("room", "challenge", "tournament")
+            limit = MAX_ID_LENGTH if field.name in ids else MAX_TEXT_LENGTH
             if len(value) > limit:
                 raise MessageError(f"{field.name} too long", ref)
             choices = _CHOICES.get(field.name)
@@ -634,8 +712,8 @@ def javascript() -> str:
         _js_enum("DrawAction", {m.name: m.value for m in DrawAction}),
         "/** Fields of every message the client sends, by type. */",
         f"export const CLIENT_MESSAGES = Object.freeze({json.dumps(client, indent=2)});",
-        "/** Fields of every message the server sends, by type (`lobby` and `challenge` are",
-        " * both a request and its reply). */",
+        "/** Fields of every message the server sends, by type (`lobby`, `challenge`,",
+        " * `tournaments` and `tournament` are both a request and its reply). */",
         f"export const SERVER_MESSAGES = Object.freeze({json.dumps(server, indent=2)});",
         "",
     ]

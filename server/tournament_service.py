@@ -13,10 +13,15 @@ The imperative shell around :mod:`lobby.tournament_store` (which commits every t
   step also reads the rooms of every unfinished game, so a result whose process died before
   recording it is recorded by the next step of any process;
 * ratings: a rated event's games are applied to both players' ratings exactly once (idempotent
-  on the game id; the lobby's live list applies them too, by the same id).
+  on the game id; the lobby's live list applies them too, by the same id);
+* the feed: one subscription per process to the ``tournaments`` channel, on which every commit
+  is announced with the event's summary. Local sockets following the list get each summary;
+  sockets following an event get the whole event afresh, read once per change for all of
+  them (changes arriving meanwhile fold into one read). After the subscription was lost and
+  restored, every follower gets a fresh copy, as notices may have been missed.
 
-Holds no decisions; the Redis client is an argument. Imports lobby, server.store, rooms and
-service.
+Holds no decisions; the Redis client is an argument. Imports lobby, server.store, rooms,
+service, errors and protocol.
 """
 
 from __future__ import annotations
@@ -26,9 +31,11 @@ import logging
 import time
 import uuid
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, Protocol
 
 import redis.asyncio as aioredis
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from lobby import rating_store
 from lobby import store as lobby_store
@@ -38,7 +45,14 @@ from lobby.games import LiveGame
 from lobby.identity import Player, is_guest_id
 from lobby.tournaments import ErrorCode, Format, Status, Step, Tournament, TournamentError
 from server import store
-from server.errors import ClientError
+from server.errors import BadRequestError, ClientError
+from server.protocol import (
+    ServerTournament,
+    ServerTournamentEvent,
+    ServerTournamentListed,
+    ServerTournaments,
+    encode,
+)
 from server.rooms import ABORTED, Resign, Room, SeatHolder, new_room
 from server.service import RoomService, _storage
 
@@ -51,6 +65,12 @@ pass either commits or finds another process's commit)."""
 STEP_EVERY = 5.0
 """Seconds between scheduler steps (a round is paired at once when its last game ends; the
 step starts events at their time and repairs what a dead process left undone)."""
+
+MAX_FOLLOWED = 8
+"""Events one socket may follow at once."""
+
+STOP_SECONDS = 3.0
+"""How long stopping waits for the event stream to close."""
 
 _SETTINGS_FIELDS: dict[str, type] = {
     "game": str,
@@ -164,6 +184,13 @@ def details(t: Tournament) -> dict[str, Any]:
     }
 
 
+class Follower(Protocol):
+    """A local socket following the list or some events."""
+
+    def push_frame(self, frame: bytes) -> None:
+        """Queue a frame for sending; must not block."""
+
+
 class TournamentService:
     """Tournament requests, the periodic step and room results for one server process."""
 
@@ -181,12 +208,25 @@ class TournamentService:
         """Set by the app: a withdrawal resigns the player's game in progress through it."""
         self._loop: asyncio.Task[None] | None = None
         self._pending: set[asyncio.Task[None]] = set()
+        self.list_followers: set[Follower] = set()
+        """Local sockets following the list of events."""
+        self.followers: dict[str, set[Follower]] = {}
+        """Event id to the local sockets following it."""
+        self._pubsub = client.pubsub()
+        self._feed: asyncio.Task[None] | None = None
+        self._pushed: dict[str, int] = {}
+        """The version last pushed of each followed event (older notices are skipped)."""
+        self._dirty: set[str] = set()
+        self._pushing: dict[str, asyncio.Task[None]] = {}
 
-    def start(self) -> None:
+    async def start(self) -> None:
+        await self._pubsub.subscribe(ts.CHANNEL)
+        self._feed = asyncio.create_task(self._read(), name="tournament-feed")
         self._loop = asyncio.create_task(self._step_loop(), name="tournament-step")
 
     async def stop(self) -> None:
-        tasks = [*self._pending, *([self._loop] if self._loop is not None else [])]
+        loops = [task for task in (self._loop, self._feed) if task is not None]
+        tasks = [*self._pending, *self._pushing.values(), *loops]
         for task in tasks:
             task.cancel()
         for task in tasks:
@@ -194,6 +234,10 @@ class TournamentService:
                 await task
             except (asyncio.CancelledError, Exception):
                 pass
+        try:
+            await asyncio.wait_for(self._pubsub.aclose(), STOP_SECONDS)
+        except (TimeoutError, RedisConnectionError, RedisTimeoutError, OSError):
+            log.warning("the tournaments' event stream did not close cleanly")
 
     # --- requests ----------------------------------------------------------------------------
 
@@ -249,6 +293,136 @@ class TournamentService:
             status.value: await _storage(ts.listed(self.client, status))
             for status in (Status.CREATED, Status.RUNNING, Status.FINISHED)
         }
+
+    # --- following -------------------------------------------------------------------------
+
+    async def follow_list(self, follower: Follower) -> dict[str, list[dict[str, Any]]]:
+        """Send ``follower`` every change of the list from now on; returns the list.
+
+        Registered before the list is read, so no change falls between the two (a change
+        the list already shows arrives again with the same or a lower ``version``).
+        """
+        self.list_followers.add(follower)
+        try:
+            return await self.listing()
+        except BaseException:
+            self.list_followers.discard(follower)
+            raise
+
+    def unfollow_list(self, follower: Follower) -> None:
+        self.list_followers.discard(follower)
+
+    async def follow(self, follower: Follower, tournament_id: str) -> dict[str, Any]:
+        """Send ``follower`` the event afresh whenever it changes; returns it now.
+
+        Registered before the event is read, as for the list. Raises TournamentError
+        (unknown-tournament) and BadRequestError past :data:`MAX_FOLLOWED` events.
+        """
+        followed = sum(follower in group for group in self.followers.values())
+        group = self.followers.setdefault(tournament_id, set())
+        if follower not in group and followed >= MAX_FOLLOWED:
+            if not group:
+                del self.followers[tournament_id]
+            raise BadRequestError(f"one connection may follow {MAX_FOLLOWED} tournaments")
+        group.add(follower)
+        try:
+            return details(await self.get(tournament_id))
+        except BaseException:
+            self.unfollow(follower, tournament_id)
+            raise
+
+    def unfollow(self, follower: Follower, tournament_id: str) -> None:
+        group = self.followers.get(tournament_id)
+        if group is None:
+            return
+        group.discard(follower)
+        if not group:
+            del self.followers[tournament_id]
+            self._pushed.pop(tournament_id, None)
+
+    def unfollow_all(self, follower: Follower) -> None:
+        """Forget a socket that closed."""
+        self.list_followers.discard(follower)
+        for tournament_id in [t for t, group in self.followers.items() if follower in group]:
+            self.unfollow(follower, tournament_id)
+
+    def _announced(self, summary: dict[str, Any]) -> None:
+        """A change committed by any process: forward its summary, and read the event again
+        for its local followers (once, however many notices come meanwhile)."""
+        if self.list_followers:
+            frame = encode(ServerTournamentListed(summary))
+            for follower in tuple(self.list_followers):
+                follower.push_frame(frame)
+        tournament_id = summary["id"]
+        if tournament_id not in self.followers:
+            return
+        if summary["version"] <= self._pushed.get(tournament_id, 0):
+            return
+        self._dirty.add(tournament_id)
+        if tournament_id not in self._pushing:
+            self._pushing[tournament_id] = asyncio.create_task(self._push(tournament_id))
+
+    async def _push(self, tournament_id: str) -> None:
+        try:
+            while tournament_id in self._dirty:
+                self._dirty.discard(tournament_id)
+                try:
+                    t = await self.get(tournament_id)
+                except Exception:
+                    log.warning("tournament %s not pushed", tournament_id, exc_info=True)
+                    continue
+                group = self.followers.get(tournament_id)
+                if not group or t.version <= self._pushed.get(tournament_id, 0):
+                    continue
+                self._pushed[tournament_id] = t.version
+                frame = encode(ServerTournamentEvent(details(t)))
+                for follower in tuple(group):
+                    follower.push_frame(frame)
+        finally:
+            self._pushing.pop(tournament_id, None)
+
+    async def _read(self) -> None:
+        lost = False
+        while True:
+            try:
+                message = await self._pubsub.get_message(timeout=None)
+            except (RedisConnectionError, RedisTimeoutError, OSError) as error:
+                if not lost:
+                    log.warning("tournament feed lost: %s", error)
+                lost = True
+                await asyncio.sleep(0.2)
+                continue
+            if message is None:
+                continue
+            if message["type"] == "subscribe" and lost:
+                lost = False
+                task = asyncio.create_task(self._resend())
+                self._pending.add(task)
+                task.add_done_callback(self._pending.discard)
+            if message["type"] != "message":
+                continue
+            try:
+                summary = ts.decode_notice(message["data"])
+            except ValueError:
+                log.warning("unreadable tournament notice %r", message["data"])
+                continue
+            self._announced(summary)
+
+    async def _resend(self) -> None:
+        """After the feed was lost, notices may be missing: send every follower a fresh copy."""
+        try:
+            if self.list_followers:
+                frame = encode(ServerTournaments(None, await self.listing()))
+                for follower in tuple(self.list_followers):
+                    follower.push_frame(frame)
+            for tournament_id, group in tuple(self.followers.items()):
+                t = await self.get(tournament_id)
+                self._pushed[tournament_id] = t.version
+                frame = encode(ServerTournament(None, details(t)))
+                for follower in tuple(group):
+                    follower.push_frame(frame)
+        except Exception:
+            log.warning("tournaments not resent", exc_info=True)
 
     # --- the scheduler -----------------------------------------------------------------------
 
