@@ -3,7 +3,8 @@
 // on top of the version before it; a gap asks `sync`), and reconnection with backoff that
 // joins every room again from its last version, without reloading the page.  It also follows
 // the lobby: a snapshot, then events applied by applyLobbyEvent, and a fresh snapshot after
-// every reconnection.
+// every reconnection; and it follows tournaments (the list, or events) the same way, keeping
+// the copy of each event with the highest version.
 // Imports the generated protocol constants, the diff twin and the vendored msgpack only.
 
 import { decode, encode } from "./vendor/msgpack/index.mjs";
@@ -42,6 +43,8 @@ class Connection {
    * `url` is ws(s)://host/ws; `token` the session token.  Callbacks (all optional):
    * onStatus(status, detail), onWelcome(player), onRoom(roomId, doc, version),
    * onLobby(lobby, event) when the lobby changes (event null for a snapshot),
+   * onTournaments(list) when the followed list of tournaments changes (a Map id -> summary),
+   * onTournament(event) when a followed tournament changes,
    * onError(error) for errors that belong to no pending request.
    */
   constructor(url, token, callbacks = {}) {
@@ -58,6 +61,8 @@ class Connection {
     this.stopped = false;
     this.lobby = null; // the lobby as the server last described it, once followed
     this.followingLobby = false;
+    this.tournamentList = null; // id -> summary, while the list is followed
+    this.tournaments = new Map(); // id -> the followed event (null until its first copy)
   }
 
   /** Opens the socket; reconnects by itself until close() is called. */
@@ -118,6 +123,32 @@ class Connection {
     const reply = await this.request({ t: MsgType.LOBBY }, false);
     this.lobbySnapshot(reply.lobby);
     return this.lobby;
+  }
+
+  /** Follows the list of tournaments (again after every reconnection); resolves with it. */
+  async followTournaments() {
+    if (this.tournamentList === null) this.tournamentList = new Map();
+    const reply = await this.request({ t: MsgType.TOURNAMENTS }, false);
+    this.tournamentListSnapshot(reply.tournaments);
+    return this.tournamentList;
+  }
+
+  unfollowTournaments() {
+    this.tournamentList = null;
+    return this.request({ t: MsgType.TOURNAMENTS, follow: false }, false);
+  }
+
+  /** Follows one tournament (again after every reconnection); resolves with it. */
+  async followTournament(tournamentId) {
+    if (!this.tournaments.has(tournamentId)) this.tournaments.set(tournamentId, null);
+    const reply = await this.request({ t: MsgType.TOURNAMENT, tournament: tournamentId }, false);
+    this.keepTournament(reply.tournament);
+    return this.tournaments.get(tournamentId);
+  }
+
+  unfollowTournament(tournamentId) {
+    this.tournaments.delete(tournamentId);
+    return this.request({ t: MsgType.TOURNAMENT, tournament: tournamentId, follow: false }, false);
   }
 
   /** Makes a challenge: {game, options, colour, rated, target?, timeControl?}; resolves with it. */
@@ -220,6 +251,15 @@ class Connection {
     if (this.followingLobby && !lobbyQueued) {
       this.request({ t: MsgType.LOBBY }, false).then((reply) => this.lobbySnapshot(reply.lobby)).catch((error) => this.report(error));
     }
+    // Tournament changes too: follow again, and the replies are fresh copies.  This is the
+    // only recovery they need; nothing polls.
+    const queued = (t, tournament) => [...this.pending.values()].some((e) => e.body.t === t && e.body.tournament === tournament && e.body.follow !== false);
+    if (this.tournamentList !== null && !queued(MsgType.TOURNAMENTS, undefined)) {
+      this.followTournaments().catch((error) => this.report(error));
+    }
+    for (const tournamentId of this.tournaments.keys()) {
+      if (!queued(MsgType.TOURNAMENT, tournamentId)) this.followTournament(tournamentId).catch((error) => this.report(error));
+    }
   }
 
   send(body) {
@@ -255,6 +295,26 @@ class Connection {
       case MsgType.LOBBY:
         if (body.ref === null || body.ref === undefined) this.lobbySnapshot(body.lobby);
         else this.reply(body);
+        break;
+      case MsgType.TOURNAMENTS:
+        if (body.ref === null || body.ref === undefined) this.tournamentListSnapshot(body.tournaments);
+        else this.reply(body);
+        break;
+      case MsgType.TOURNAMENT:
+        if (body.ref === null || body.ref === undefined) this.keepTournament(body.tournament);
+        else this.reply(body);
+        break;
+      case MsgType.TOURNAMENT_LISTED:
+        if (this.tournamentList !== null) {
+          const held = this.tournamentList.get(body.tournament.id);
+          if (held === undefined || body.tournament.version >= held.version) {
+            this.tournamentList.set(body.tournament.id, body.tournament);
+            if (this.callbacks.onTournaments) this.callbacks.onTournaments(this.tournamentList);
+          }
+        }
+        break;
+      case MsgType.TOURNAMENT_EVENT:
+        this.keepTournament(body.tournament);
         break;
       case MsgType.LOBBY_EVENT:
         if (this.lobby !== null && this.player !== null) {
@@ -327,6 +387,27 @@ class Connection {
   lobbySnapshot(lobby) {
     this.lobby = lobby;
     if (this.callbacks.onLobby) this.callbacks.onLobby(lobby, null);
+  }
+
+  /** A fresh list replaces ours, but a summary pushed before it may be newer: keep that. */
+  tournamentListSnapshot(listing) {
+    if (this.tournamentList === null || listing === null) return;
+    const fresh = new Map();
+    for (const summary of [...listing.created, ...listing.running, ...listing.finished]) fresh.set(summary.id, summary);
+    for (const [id, held] of this.tournamentList) {
+      if (fresh.has(id) && held.version > fresh.get(id).version) fresh.set(id, held);
+    }
+    this.tournamentList = fresh;
+    if (this.callbacks.onTournaments) this.callbacks.onTournaments(fresh);
+  }
+
+  /** Keeps a followed event's copy with the highest version (a push may overtake a reply). */
+  keepTournament(event) {
+    if (event === null || !this.tournaments.has(event.id)) return;
+    const held = this.tournaments.get(event.id);
+    if (held !== null && held.version > event.version) return;
+    this.tournaments.set(event.id, event);
+    if (this.callbacks.onTournament) this.callbacks.onTournament(event);
   }
 
   failPending(error) {

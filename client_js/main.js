@@ -44,6 +44,7 @@ function route() {
   if (connection === null) connect(token);
   const target = parseRoute(location.hash);
   if (page !== null && page.roomId !== undefined) connection.leave(page.roomId).catch(() => {});
+  if (page !== null && page.close !== undefined) page.close();
   page = null;
   switch (target.name) {
     case "room":
@@ -51,11 +52,11 @@ function route() {
       page.open();
       break;
     case "tournaments":
-      page = new TournamentsPage(app, token);
+      page = new TournamentsPage(app, connection, token);
       page.open();
       break;
     case "tournament":
-      page = new TournamentPage(app, token, target.tournament, () => connection?.player?.id ?? null);
+      page = new TournamentPage(app, connection, token, target.tournament);
       page.open();
       break;
     case "home":
@@ -78,8 +79,14 @@ function connect(token) {
     onRoom: (roomId, doc) => {
       if (page !== null && page.roomId === roomId) page.update(doc);
     },
+    onTournaments: (list) => {
+      if (page instanceof TournamentsPage) page.update(list);
+    },
+    onTournament: (event) => {
+      if (page instanceof TournamentPage) page.update(event);
+    },
     onLobby: (lobby, event) => {
-      if (page instanceof LobbyPage) page.update(lobby);
+      if (page instanceof LobbyPage) page.update(lobby, event);
       // Our challenge was accepted: its room (same id) is where we play now.
       const challenge = event?.t === "challenge" ? event.challenge : null;
       if (challenge !== null && challenge.status === "accepted" && challenge.challenger.id === connection.player?.id) {

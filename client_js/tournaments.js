@@ -1,13 +1,12 @@
 // The tournaments pages: #/tournaments lists upcoming, running and finished events (and makes
 // one); #/tournament/<id> is one event with its standings, pairings by round, crosstable,
-// links to every game's room, and join/withdraw.  Everything comes from the HTTP routes of
-// docs/protocol.md; an open page reads its event again every few seconds, so standings and
-// pairings follow the games as they end.
+// links to every game's room, and join/withdraw.  Both follow the connection's tournament
+// feed (docs/protocol.md): the server pushes each change, so standings and pairings follow
+// the games as they end, with no polling; creating, joining and withdrawing are HTTP routes.
 // Imports room.js (for element).
 
 import { element } from "./room.js";
 
-const REFRESH_MS = 4000;
 const FORMATS = [
   ["swiss", "Swiss"],
   ["round-robin", "Round robin"],
@@ -46,34 +45,13 @@ function eventLink(id, text) {
   return element("a", { href: `#/tournament/${encodeURIComponent(id)}` }, [text]);
 }
 
-class Refreshing {
-  constructor(root, token) {
+/** What both pages share: the connection, the session token and an error line. */
+class Followed {
+  constructor(root, connection, token) {
     this.root = root;
+    this.connection = connection;
     this.token = token;
-    this.timer = null;
     this.message = element("p", { class: "error", role: "alert" });
-  }
-
-  open() {
-    this.refresh();
-    this.timer = setInterval(() => this.refresh(), REFRESH_MS);
-  }
-
-  async refresh() {
-    // The router replaces the page's content: stop reading once this page is gone.
-    if (this.body !== undefined && !this.root.contains(this.body)) {
-      clearInterval(this.timer);
-      return;
-    }
-    try {
-      this.update(await this.load());
-    } catch (error) {
-      this.showError(error);
-    }
-  }
-
-  render() {
-    this.refresh();
   }
 
   showError(error) {
@@ -81,9 +59,15 @@ class Refreshing {
   }
 }
 
-class TournamentsPage extends Refreshing {
-  constructor(root, token) {
-    super(root, token);
+const STATUS_ORDER = Object.freeze({
+  created: (a, b) => a.starts_at - b.starts_at, // soonest first
+  running: (a, b) => b.starts_at - a.starts_at, // latest first
+  finished: (a, b) => b.starts_at - a.starts_at,
+});
+
+class TournamentsPage extends Followed {
+  constructor(root, connection, token) {
+    super(root, connection, token);
     const h = element;
     this.lists = { created: h("tbody"), running: h("tbody"), finished: h("tbody") };
     const table = (key, title) =>
@@ -154,16 +138,31 @@ class TournamentsPage extends Refreshing {
     return form;
   }
 
-  load() {
-    return api("/api/tournaments", this.token);
+  /** Follows the list; the connection calls update() with every change. */
+  async open() {
+    try {
+      this.update(await this.connection.followTournaments());
+    } catch (error) {
+      this.showError(error);
+    }
   }
 
-  update(listing) {
+  /** The page is left: the server stops sending the list. */
+  close() {
+    this.connection.unfollowTournaments().catch(() => {});
+  }
+
+  /** Welcomed (again): nothing to redraw, the list is followed again by the connection. */
+  render() {}
+
+  /** `list` is a Map from event id to its summary. */
+  update(list) {
     const h = element;
     for (const [key, body] of Object.entries(this.lists)) {
+      const rows = [...list.values()].filter((t) => t.status === key).sort(STATUS_ORDER[key]);
       body.replaceChildren(
-        ...(listing[key] ?? []).map((t) =>
-          h("tr", {}, [
+        ...rows.map((t) =>
+          h("tr", { "data-tournament": t.id }, [
             h("td", {}, [eventLink(t.id, t.name || t.id)]),
             h("td", {}, [t.game]),
             h("td", {}, [t.format + (t.rated ? " · rated" : " · casual")]),
@@ -177,12 +176,11 @@ class TournamentsPage extends Refreshing {
   }
 }
 
-class TournamentPage extends Refreshing {
-  constructor(root, token, tournamentId, playerId) {
-    // playerId: a function, as the welcome naming us may arrive after the page opens
-    super(root, token);
+class TournamentPage extends Followed {
+  constructor(root, connection, token, tournamentId) {
+    super(root, connection, token);
     this.tournamentId = tournamentId;
-    this.playerId = playerId;
+    this.shown = null; // the event as last drawn
     const h = element;
     this.title = h("h1");
     this.facts = h("p", { class: "tournament-facts" });
@@ -221,11 +219,34 @@ class TournamentPage extends Refreshing {
     }
   }
 
-  load() {
-    return api(`/api/tournaments/${encodeURIComponent(this.tournamentId)}`, this.token);
+  /** Follows the event; the connection calls update() with every change. */
+  async open() {
+    try {
+      this.update(await this.connection.followTournament(this.tournamentId));
+    } catch (error) {
+      this.showError(error);
+    }
   }
 
+  /** The page is left: the server stops sending the event. */
+  close() {
+    this.connection.unfollowTournament(this.tournamentId).catch(() => {});
+  }
+
+  /** Welcomed (again): who we are may be known only now, and it shows join or withdraw. */
+  render() {
+    if (this.shown !== null) this.draw(this.shown);
+  }
+
+  /** A copy of the event (pushed, or a reply): drawn unless a newer one is shown. */
   update(t) {
+    if (t === null || t === undefined || t.id !== this.tournamentId) return;
+    if (this.shown !== null && t.version < this.shown.version) return;
+    this.shown = t;
+    this.draw(t);
+  }
+
+  draw(t) {
     const h = element;
     const names = new Map(t.entrants.map((e) => [e.id, e.name]));
     const nameOf = (id) => (id === null ? "bye" : names.get(id) ?? id);
@@ -241,13 +262,13 @@ class TournamentPage extends Refreshing {
       t.ends_at ? `closes ${when(t.ends_at)}` : "",
       `${t.players}/${t.max_players} players`,
     ].filter(Boolean).join(" · ");
-    const me = this.playerId();
+    const me = this.connection.player?.id ?? null;
     const mine = t.entrants.find((e) => e.id === me && !e.withdrawn);
     this.join.hidden = mine !== undefined || t.status === "finished" || t.status === "cancelled";
     this.withdraw.hidden = mine === undefined || t.status === "finished";
     this.standings.replaceChildren(
       ...t.standings.map((row) =>
-        h("tr", { class: row.withdrawn ? "withdrawn" : "" }, [
+        h("tr", { class: row.withdrawn ? "withdrawn" : "", "data-player": row.id }, [
           h("td", {}, [String(row.rank)]),
           h("td", {}, [row.name]),
           h("td", {}, [String(row.score)]),
@@ -282,7 +303,7 @@ class TournamentPage extends Refreshing {
           h("ol", {}, games.map((g) => {
             const score = g.score === null ? "playing" : g.score === 1 ? "1–0" : g.score === 0 ? "0–1" : "½–½";
             const text = `${nameOf(g.first)} – ${nameOf(g.second)}: ${g.second === null ? "bye" : score}${g.forfeit ? " (forfeit)" : ""}`;
-            return h("li", {}, [g.room === null ? text : roomLink(g.room, text)]);
+            return h("li", { "data-game": g.id }, [g.room === null ? text : roomLink(g.room, text)]);
           })),
         ]),
       ),

@@ -1,0 +1,143 @@
+"""The tournament pages in the browser: an account creates an event with the form, players
+join and withdraw on its page, a spectator sees it in the list, the event starts and its page
+shows standings, pairings, the crosstable and a link to the live game, and a result played
+elsewhere reaches every open page pushed over the websocket: after a page has opened, it asks
+the HTTP routes nothing more. Screenshots go to ``artifacts/browser/``."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import redis.asyncio as aioredis
+from playwright.async_api import Page, Request, expect
+
+from lobby import store as lobby_store
+from lobby.identity import Player, new_guest
+from server.client import Client
+from tests.browser.conftest import Opener
+from tests.e2e.conftest import RunningServer, token_for
+from tests.e2e.test_tournaments import scheduler
+
+
+async def account(client: aioredis.Redis, name: str) -> Player:
+    return (await lobby_store.register(client, name, "a long password", time.time())).player
+
+
+def http_reads(page: Page, path: str) -> list[str]:
+    """The GETs of ``path`` and below the page makes from now on."""
+    seen: list[str] = []
+
+    def record(request: Request) -> None:
+        if request.method == "GET" and path in request.url:
+            seen.append(request.url)
+
+    page.on("request", record)
+    return seen
+
+
+async def test_a_tournament_is_made_joined_started_and_its_result_pushed_to_every_page(
+    open_page: Opener, server: RunningServer, redis_client: aioredis.Redis, artifacts: Path
+) -> None:
+    now = [time.time()]
+    service = scheduler(server, now)
+    ann, bob = await account(redis_client, "annie"), await account(redis_client, "bobby")
+    ann_page = await open_page("/#/tournaments", player=ann)
+    bob_page = await open_page("/#/", player=bob)
+    eve_page = await open_page("/#/tournaments")
+    await eve_page.get_by_role("button", name="Play as a guest").click()
+
+    # Ann makes a two-player knockout of Boche with the form and lands on its page.
+    await ann_page.get_by_label("Name").fill("Autumn cup")
+    await expect(ann_page.get_by_label("Game")).to_contain_text("boche")
+    await ann_page.get_by_label("Game").select_option("boche")
+    await ann_page.get_by_label("Format").select_option("knockout")
+    await ann_page.get_by_label("Players").fill("2")
+    await ann_page.get_by_label("Starts in minutes").fill("1")
+    await ann_page.get_by_role("button", name="Create").click()
+    await expect(ann_page.locator(".tournament-page h1")).to_have_text("Autumn cup")
+    tid = ann_page.url.split("#/tournament/")[1]
+
+    # Eve follows the list: the new event appears under Upcoming without a reload.
+    row = eve_page.locator(f'.tournaments-created tr[data-tournament="{tid}"]')
+    await expect(row).to_contain_text("Autumn cup")
+    await expect(row).to_contain_text("0/2")
+
+    # Ann joins; Bob, already on the event's page, sees her entered.
+    bob_reads = http_reads(bob_page, f"/api/tournaments/{tid}")
+    eve_reads = http_reads(eve_page, "/api/tournaments")
+    await bob_page.goto(f"/#/tournament/{tid}")
+    standings = bob_page.locator("table.standings tbody tr")
+    await expect(bob_page.locator(".tournament-facts")).to_contain_text("0/2 players")
+    await ann_page.get_by_role("button", name="Join").click()
+    await expect(ann_page.get_by_role("button", name="Withdraw")).to_be_visible()
+    await expect(standings).to_have_count(1)
+    await expect(standings.first).to_contain_text("annie")
+    await expect(row).to_contain_text("1/2")
+
+    # Bob joins, withdraws and joins again; Ann's page follows each step.
+    ann_standings = ann_page.locator("table.standings tbody tr")
+    await bob_page.get_by_role("button", name="Join").click()
+    await expect(ann_standings).to_have_count(2)
+    await bob_page.get_by_role("button", name="Withdraw").click()
+    await expect(ann_standings).to_have_count(1)
+    await expect(bob_page.get_by_role("button", name="Join")).to_be_visible()
+    await bob_page.get_by_role("button", name="Join").click()
+    await expect(ann_standings).to_have_count(2)
+    await expect(row).to_contain_text("2/2")
+
+    # Its time comes: the event starts, pairs its one game, and every page shows it.
+    now[0] += 120
+    await service.step()
+    await expect(row).to_be_hidden()
+    running = eve_page.locator(f'.tournaments-running tr[data-tournament="{tid}"]')
+    await expect(running).to_contain_text("1/1")
+    event = await _followed(server, tid)
+    (game,) = event["games"]
+    pairing = bob_page.locator(f'.pairings li[data-game="{game["id"]}"]')
+    await expect(pairing).to_contain_text("playing")
+    link = pairing.get_by_role("link")
+    await expect(link).to_have_attribute("href", f"#/room/{game['room']}")
+    await expect(bob_page.locator("table.crosstable tr")).to_have_count(2)
+    await expect(bob_page.locator("table.crosstable td a").first).to_have_attribute(
+        "href", f"#/room/{game['room']}"
+    )
+    await bob_page.screenshot(path=artifacts / "tournament-running.png", full_page=True)
+
+    # Eve opens the event, then watches its live game from the pairing's link.
+    await eve_page.goto(f"/#/tournament/{tid}")
+    await eve_page.locator(f'.pairings li[data-game="{game["id"]}"] a').click()
+    await expect(eve_page).to_have_url(f"{server.base_url}/#/room/{game['room']}")
+    await expect(eve_page.locator(".turn")).not_to_have_text("Joining…")
+    await eve_page.go_back()
+    await expect(eve_page.locator(".tournament-page h1")).to_have_text("Autumn cup")
+
+    # The first seat resigns from another client: the result is pushed to the open pages.
+    loser = ann if game["first"] == ann.id else bob
+    winner = "bobby" if loser is ann else "annie"
+    resigner = await Client.connect(server.ws_url, token_for(loser))
+    try:
+        await resigner.join(game["room"])
+        await resigner.resign(game["room"])
+    finally:
+        await resigner.close()
+    for page in (ann_page, bob_page, eve_page):
+        await expect(page.locator(".tournament-facts")).to_contain_text("finished")
+        await expect(page.locator("table.standings tbody tr").first).to_contain_text(winner)
+        await expect(page.locator(f'.pairings li[data-game="{game["id"]}"]')).to_contain_text(
+            "0–1" if game["first"] == loser.id else "1–0"
+        )
+    await bob_page.screenshot(path=artifacts / "tournament-finished.png", full_page=True)
+    # Bob's page read the event once over HTTP only if ever: everything after came pushed.
+    assert bob_reads == []
+    assert [url for url in eve_reads if "/api/tournaments/" in url] == []
+
+
+async def _followed(server: RunningServer, tournament_id: str) -> dict[str, Any]:
+    """The event as a websocket follower receives it."""
+    watcher = await Client.connect(server.ws_url, token_for(new_guest()))
+    try:
+        return await watcher.follow_tournament(tournament_id)
+    finally:
+        await watcher.close()
