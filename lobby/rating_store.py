@@ -141,6 +141,7 @@ async def apply_result(
                         "game_id": game_id,
                         "at": now,
                         "opponent": opponent.id,
+                        "opponent_name": opponent.name,
                         "score": score,
                         "rating": round(after.rating, 2),
                         "deviation": round(after.deviation, 2),
@@ -176,11 +177,14 @@ async def leaderboard(
     now: float,
     days: float = LEADERBOARD_DAYS,
     limit: int = 50,
+    provisional: bool = False,
 ) -> list[dict[str, Any]]:
     """The top ``limit`` established players of ``game`` active in the last ``days`` days.
 
-    Provisional ratings are left out, as their holders have not played enough to be ranked.
-    Each row: ``{"rank", "id", "name", "rating", "deviation", "games"}``, JSON-ready.
+    Provisional ratings are left out, as their holders have not played enough to be ranked,
+    unless ``provisional`` asks for them too (a young site has few established players).
+    Each row: ``{"rank", "id", "name", "rating", "deviation", "games", "provisional",
+    "text"}``, JSON-ready; ``text`` is the rating as shown, ``1500?`` while provisional.
     """
     since = now - days * 24 * 3600
     rows: list[dict[str, Any]] = []
@@ -197,7 +201,7 @@ async def leaderboard(
                 continue
             fields = cast(dict[bytes, bytes], await client.hgetall(_key(game, "player", player)))
             rating, _ = _stored(fields)
-            if rating.is_provisional:
+            if rating.is_provisional and not provisional:
                 continue
             rows.append(
                 {
@@ -207,6 +211,8 @@ async def leaderboard(
                     "rating": round(rating.rating),
                     "deviation": round(rating.deviation),
                     "games": int(fields.get(b"games", b"0")),
+                    "provisional": rating.is_provisional,
+                    "text": rating.text(),
                 }
             )
             if len(rows) == limit:

@@ -223,12 +223,15 @@ def create_app(settings: Settings) -> Starlette:
 
     async def ratings(request: Request) -> Response:
         """A game's leaderboard: established players active lately (``?pool=computer`` for the
-        games against bots)."""
+        games against bots, ``?provisional=1`` to list provisional ratings too)."""
         runtime: Runtime = request.app.state.runtime
         pool = _rating_pool(request)
         if pool is None:
             return _unknown_game_response(request)
-        board = await rating_store.leaderboard(runtime.client, pool, time.time())
+        provisional = request.query_params.get("provisional") == "1"
+        board = await rating_store.leaderboard(
+            runtime.client, pool, time.time(), provisional=provisional
+        )
         return JSONResponse({"pool": pool, "leaderboard": board})
 
     async def player_rating(request: Request) -> Response:

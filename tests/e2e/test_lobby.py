@@ -319,6 +319,9 @@ async def test_resign_ends_the_game_and_rates_a_rated_one_once(
     assert mine["rating"]["rating"] == rating.rating and mine["rating"]["text"].endswith("?")
     status, board = await asyncio.to_thread(http, f"{base}/api/ratings/tictactoe")
     assert status == 200 and board["leaderboard"] == []  # one game leaves both provisional
+    status, board = await asyncio.to_thread(http, f"{base}/api/ratings/tictactoe?provisional=1")
+    assert status == 200 and [row["id"] for row in board["leaderboard"]] == [alice.id, bob.id]
+    assert board["leaderboard"][0]["text"] == mine["rating"]["text"]
     status, computer = await asyncio.to_thread(
         http, f"{base}/api/players/{alice.id}/ratings/tictactoe?pool=computer"
     )

@@ -136,3 +136,16 @@ async def test_leaderboard_lists_established_active_players_best_first(
     assert await rating_store.leaderboard(redis_client, "osbox", NOW + day, limit=1) == board[:1]
     newcomers = await rating_store.leaderboard(redis_client, "che", NOW)
     assert newcomers == []
+
+
+async def test_leaderboard_lists_provisional_ratings_with_a_question_mark_when_asked(
+    redis_client: aioredis.Redis,
+) -> None:
+    await rating_store.apply_result(redis_client, "che", "one", ALICE, BOB, 1.0, NOW)
+    assert await rating_store.leaderboard(redis_client, "che", NOW) == []
+    board = await rating_store.leaderboard(redis_client, "che", NOW, provisional=True)
+    assert [(row["rank"], row["id"]) for row in board] == [(1, "alice"), (2, "bob")]
+    assert all(row["provisional"] and row["text"].endswith("?") for row in board)
+    assert board[0]["text"] == f"{board[0]['rating']}?" and board[0]["games"] == 1
+    history = await rating_store.history(redis_client, "che", "bob")
+    assert history[0]["opponent"] == "alice" and history[0]["opponent_name"] == "Alice"
