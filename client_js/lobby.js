@@ -4,10 +4,12 @@
 // online; every list follows the lobby feed of the connection.  A challenge may carry a time
 // control (live minutes+increment, or correspondence days per move); the lists show it, and
 // your games say which wait for your move and when your time runs out.  Knows no rules: the option
-// form is built from the flags the server describes.
-// Imports connection.js (error titles) and room.js (element).
+// form is built from the flags the server describes.  The ratings panel (ratings.js) shows each
+// game's leaderboard and a player's rating history, read again whenever a rated game ends.
+// Imports connection.js (error titles), ratings.js and room.js (element).
 
 import { errorTitle } from "./connection.js";
+import { RatingsPanel } from "./ratings.js";
 import { element } from "./room.js";
 
 const TITLES = Object.freeze({ ankor: "Ankor", boche: "Boche", che: "Che", marque: "Marque", osbox: "Osbox" });
@@ -100,6 +102,7 @@ class LobbyPage {
     this.mine = h("ul", { class: "my-games", "aria-label": "Your games" });
     this.live = h("ul", { class: "live-games", "aria-label": "Live games" });
     this.online = h("ul", { class: "online", "aria-label": "Online" });
+    this.ratings = new RatingsPanel(TITLES, () => this.connection.player);
     const list = (title, node) => h("section", { class: "lobby-list" }, [h("h2", {}, [title]), node]);
     root.replaceChildren(
       h("section", { class: "lobby" }, [
@@ -113,7 +116,7 @@ class LobbyPage {
             list("Your challenges", this.outgoing),
             list("Your games", this.mine),
           ]),
-          h("div", { class: "lobby-column" }, [list("Live games", this.live), list("Online", this.online)]),
+          h("div", { class: "lobby-column" }, [list("Live games", this.live), list("Online", this.online), this.ratings.node]),
         ]),
       ]),
     );
@@ -127,6 +130,7 @@ class LobbyPage {
       this.games = (await response.json()).games;
       this.gameSelect.replaceChildren(...this.games.map((g) => element("option", { value: g.name }, [TITLES[g.name] ?? g.name])));
       this.renderOptions();
+      this.ratings.setGames(this.games.map((g) => g.name));
     } catch (error) {
       this.showError(error);
     }
@@ -195,10 +199,12 @@ class LobbyPage {
   render() {
     this.rated.disabled = this.connection.player?.guest ?? true;
     if (this.connection.lobby !== null) this.update(this.connection.lobby);
+    this.ratings.refresh();
   }
 
-  /** The lobby changed (a snapshot when `event` is null). */
-  update(lobby) {
+  /** The lobby changed (a snapshot when `event` is null); a rated game's end moves ratings. */
+  update(lobby, event = null) {
+    if (event?.t === "finished" && event.game.rated) this.ratings.refresh();
     const me = this.connection.player?.id ?? null;
     this.rated.disabled = this.connection.player?.guest ?? true;
     const fill = (node, items, row, empty) => node.replaceChildren(...(items.length > 0 ? items.map(row) : [element("li", { class: "empty" }, [empty])]));
