@@ -17,6 +17,7 @@ from lobby import store as lobby_store
 from lobby.identity import Player, new_guest
 from server.client import Client
 from tests.browser.conftest import Opener
+from tests.browser.test_reconnect import HOLD_AND_CUT, RELEASE
 from tests.e2e.conftest import RunningServer, token_for
 from tests.e2e.test_tournaments import scheduler
 
@@ -141,3 +142,22 @@ async def _followed(server: RunningServer, tournament_id: str) -> dict[str, Any]
         return await watcher.follow_tournament(tournament_id)
     finally:
         await watcher.close()
+
+
+async def test_an_event_page_catches_up_on_a_change_missed_while_its_socket_was_cut(
+    open_page: Opener, server: RunningServer, redis_client: aioredis.Redis
+) -> None:
+    service = scheduler(server, [time.time()])
+    ann = await account(redis_client, "annie")
+    settings = {"game": "che", "format": "swiss", "rounds": 1, "max_players": 4}
+    event = await service.create(ann, {**settings, "starts_at": time.time() + 600})
+    page = await open_page(f"/#/tournament/{event.id}", player=ann)
+    await expect(page.locator(".tournament-facts")).to_contain_text("0/4 players")
+    await page.evaluate(HOLD_AND_CUT)
+    await expect(page.locator("#connection")).to_have_attribute("data-status", "reconnecting")
+    await service.join(ann, event.id)  # missed: nobody hears it on a cut socket
+    await page.wait_for_function("window.reconnectHeld === true")
+    await expect(page.locator(".tournament-facts")).to_contain_text("0/4 players")
+    await page.evaluate(RELEASE)
+    await expect(page.locator(".tournament-facts")).to_contain_text("1/4 players")
+    await expect(page.get_by_role("button", name="Withdraw")).to_be_visible()
