@@ -192,3 +192,39 @@ async def test_finish_and_cancel_are_idempotent(redis_client: aioredis.Redis) ->
     )
     assert (await store.cancel(redis_client, "empty")).changed
     assert not (await store.cancel(redis_client, "empty")).changed
+
+
+async def test_every_commit_is_announced_once_with_its_summary_and_a_refusal_never(
+    redis_client: aioredis.Redis, other_client: aioredis.Redis
+) -> None:
+    pubsub = other_client.pubsub()
+    await pubsub.subscribe(store.CHANNEL)
+    try:
+        tid = await new_event(redis_client, Format.KNOCKOUT, 1, max_players=2)
+        with pytest.raises(TournamentError):
+            await store.join(redis_client, tid, player(1), 1500.0, 0.0)  # already joined
+        with pytest.raises(TournamentError):
+            await store.start(redis_client, tid, START)  # too few players
+        await store.cancel(redis_client, tid)
+        await store.cancel(redis_client, tid)  # a second cancel changes nothing
+        notices = []
+        async with asyncio.timeout(5):
+            while len(notices) < 3:
+                message = await pubsub.get_message(ignore_subscribe_messages=True, timeout=1)
+                if message is not None:
+                    notices.append(store.decode_notice(message["data"]))
+        assert [(n["version"], n["status"], n["players"]) for n in notices] == [
+            (1, "created", 0),
+            (2, "created", 1),
+            (3, "cancelled", 1),
+        ]
+        assert await pubsub.get_message(ignore_subscribe_messages=True, timeout=0.2) is None
+    finally:
+        await pubsub.aclose()
+
+
+def test_a_notice_that_is_not_a_summary_is_refused() -> None:
+    for raw in (b"nonsense", b"[]", b'{"id": "t1"}', b'{"id": 3, "version": 1}'):
+        with pytest.raises(ValueError):
+            store.decode_notice(raw)
+    assert store.decode_notice(b'{"id": "t1", "version": 2}')["version"] == 2
