@@ -1,10 +1,12 @@
 """Tournaments pushed live over the websocket, across server processes: a watcher following an
 event on one process receives it afresh when a player joins through another and when a game of
 it ends; a socket following the list receives each event's summary; following stops on
-request and at most eight events are followed at once. The scheduler's clock is injected."""
+request and at most eight events are followed at once; after Redis restarts, followers get
+fresh copies, as notices may have been lost. The scheduler's clock is injected."""
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import AsyncIterator
 from typing import Any
@@ -101,3 +103,33 @@ async def test_following_refuses_an_unknown_event_and_a_ninth(app_server: Runnin
         assert (await client.follow_tournament(ids[-1]))["id"] == ids[-1]
     finally:
         await client.close()
+
+
+async def test_followers_get_fresh_copies_after_the_feed_comes_back_from_a_redis_restart(
+    app_server: RunningServer, redis_server: RedisServer
+) -> None:
+    now = [time.time()]
+    f = Field(app_server, scheduler(app_server, now), now)
+    (ann,) = await enrol(f, 1, "restart")
+    tid = (await create(f, f.players[ann][2], format="knockout", max_players=4))["id"]
+    watcher = f.players[ann][1]
+    resent: set[str] = set()
+    both = asyncio.Event()
+    handle = watcher._handle
+
+    def recording(body: dict[str, Any]) -> None:
+        if body["t"] in ("tournaments", "tournament") and body.get("ref") is None:
+            resent.add(body["t"])
+            if len(resent) == 2:
+                both.set()
+        handle(body)
+
+    watcher._handle = recording  # type: ignore[method-assign]
+    try:
+        await watcher.follow_tournaments()
+        await watcher.follow_tournament(tid)
+        redis_server.restart()
+        await asyncio.wait_for(both.wait(), 20)
+        assert watcher.tournaments[tid]["id"] == tid
+    finally:
+        await watcher.close()
