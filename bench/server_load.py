@@ -4,12 +4,15 @@
 
 Starts its own redis-server (append-only, fsync always, on a free TCP port) and one
 ``python -m server`` process, then plays K games at once as fast as the server answers:
-two players per game, each choosing a random legal move of the position it holds (the
-snapshot's legal list where the game sends one, else the rules API).  A finished game is
-replaced by a new room.  Prints moves/s, the move round trip (send to own acknowledgement)
-p50/p99, the spectator delivery time (send until the last spectator has the diff) p50/p99,
-and the CPU time per move of the server, Redis and the load generator.  ``--profile`` runs
-the server under cProfile and prints where its CPU time goes.
+two players per game replaying random games of legal moves, played out with the rules API
+before the timed window (so the load generator runs no rules engine while it measures);
+each player sends its move once its own socket has seen the move before it, from the
+version it has seen.  The server decodes, checks, plays, commits and fans out every move as
+usual.  A finished game is replaced by a new room.  Prints moves/s, the move round trip
+(send to own acknowledgement) p50/p99, the spectator delivery time (send until the last
+spectator has the diff) p50/p99, and the CPU time per move of the server, Redis and the
+load generator.  ``--profile`` runs the server under cProfile and ``--sample`` samples it
+with py-spy, and both print where its CPU time goes.
 """
 
 from __future__ import annotations
@@ -21,20 +24,25 @@ import itertools
 import os
 import pstats
 import random
+import shutil
 import signal
 import subprocess
 import sys
 import tempfile
 import time
 from collections import defaultdict
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
+import msgpack
 import redis.asyncio as aioredis
+from websockets.asyncio.client import ClientConnection
 
 from lobby.identity import Player, issue_token, new_guest
 from rules import GAMES, find_game
 from rules.api import GameRules
+from rules.pie import is_swap
 from server import store
 from server.client import Client, ServerReplyError
 from server.embedded_redis import EmbeddedRedis, free_port
@@ -46,15 +54,42 @@ TEST_GAME = "tictactoe"
 """The test-only game in tests/server, used when no real game is registered yet."""
 
 
+@dataclass(frozen=True, slots=True)
+class ScriptedGame:
+    """One random game played out before the timed window: each move's text and which rules
+    seat plays it.  A swap (pie rule) exchanges which player holds each seat."""
+
+    moves: tuple[tuple[int, str, bool], ...]
+    """(seat to move, move text, whether it is the swap) for every move to the end."""
+
+
+def random_games(rules: GameRules, options: str, count: int, seed: int) -> list[ScriptedGame]:
+    """``count`` random games of legal moves, so the timed window runs no rules engine."""
+    rng = random.Random(seed)
+    parsed = rules.parse_options(options)
+    games = []
+    for _ in range(count):
+        state = rules.new_game(parsed)
+        moves = []
+        while (seat := rules.to_move(state)) is not None:
+            move = rng.choice(list(rules.legal_moves(state)))
+            moves.append((int(seat), rules.move_text(move), is_swap(move)))
+            state = rules.play(state, move)
+        games.append(ScriptedGame(tuple(moves)))
+    return games
+
+
 class Stats:
     def __init__(self) -> None:
         self.moves = 0
         self.round_trips: list[float] = []
-        self.sent: dict[tuple[str, int], float] = {}
+        self.sent: dict[str, dict[int, float]] = defaultdict(dict)
+        """Per room: when the move that committed each version was sent."""
+        self.arrived: dict[str, dict[int, float]] = defaultdict(dict)
+        """Per room: when the last spectator received each version."""
         self.seen: dict[tuple[str, int], int] = defaultdict(int)
         self.spectator_delays: list[float] = []
         self.spectators_per_room = 0
-        self.stale = 0
         self.errors: dict[str, int] = defaultdict(int)
         self.measuring = False
         self.games_finished = 0
@@ -64,23 +99,129 @@ class Stats:
         self.seen[key] += 1
         if self.seen[key] == self.spectators_per_room:
             del self.seen[key]
-            sent = self.sent.pop(key, None)
-            if sent is not None and self.measuring:
+            sent = self.sent[room].pop(version, None)
+            if sent is None:  # the diff overtook the mover's acknowledgement, or is no move
+                self.arrived[room][version] = time.perf_counter()
+            elif self.measuring:
                 self.spectator_delays.append(time.perf_counter() - sent)
 
+    def on_move(self, room: str, version: int, sent: float) -> None:
+        """A move sent at ``sent`` committed ``version``."""
+        arrived = self.arrived[room].pop(version, None)
+        if arrived is None:
+            self.sent[room][version] = sent
+        elif self.measuring:
+            self.spectator_delays.append(arrived - sent)
 
-async def play(args: argparse.Namespace, ws_urls: list[str], redis_url: str, stats: Stats) -> None:
+    def forget(self, room: str) -> None:
+        self.sent.pop(room, None)
+        self.arrived.pop(room, None)
+
+
+class ScriptedPlayer(Client):
+    """A player's socket that keeps no copy of the room: it follows only the room's version
+    and the length of its move record, read from each diff, which is all a player that
+    replays a scripted game needs to know that its turn has come."""
+
+    def __init__(self, socket: ClientConnection, apply_diffs: bool = False) -> None:
+        super().__init__(socket, apply_diffs=False)
+        self.room = ""
+        self.version = -1
+        self.moves = 0
+        self._waiting: tuple[int, asyncio.Future[None]] | None = None
+
+    async def enter(self, room_id: str) -> None:
+        view = await self.join(room_id)
+        assert view.doc is not None
+        self.room = room_id
+        self.version = view.version
+        self.moves = len(view.doc["record"])
+
+    async def seen(self, moves: int, timeout: float = 30.0) -> None:
+        """Wait until this socket has seen ``moves`` moves committed."""
+        if self.moves >= moves:
+            return
+        future = asyncio.get_running_loop().create_future()
+        self._waiting = (moves, future)
+        try:
+            async with asyncio.timeout(timeout):
+                await future
+        finally:
+            self._waiting = None
+
+    async def play(self, text: str, number: int) -> int:
+        """Send ``text``, the move after ``number`` moves, from the version this socket knows;
+        the version it committed."""
+        request_id = next(self._ids)
+        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self._replies[request_id] = future
+        body = {
+            "t": "move",
+            "id": request_id,
+            "room": self.room,
+            "move": text,
+            "version": self.version,
+        }
+        try:
+            await self.socket.send(msgpack.packb(body))
+            async with asyncio.timeout(30):
+                reply = await future
+        finally:
+            del self._replies[request_id]
+        if reply["t"] == "error":
+            raise ServerReplyError(reply["code"], reply["message"])
+        version = int(reply["version"])
+        self.version = max(self.version, version)
+        self.moves = max(self.moves, number + 1)
+        return version
+
+    def _apply_diff(self, body: dict[str, Any]) -> None:
+        if body["room"] != self.room:
+            return
+        self.version = max(self.version, body["version"])
+        moves = _record_length(body["ops"])
+        if moves is not None and moves > self.moves:
+            self.moves = moves
+            if self._waiting is not None and moves >= self._waiting[0]:
+                self._waiting[1].set_result(None)
+                self._waiting = None
+
+
+def _record_length(ops: list[Any]) -> int | None:
+    """The length of the room's move record after a diff, or None if the diff leaves it."""
+    length = None
+    for op in ops:
+        path = op[1]
+        if not path:
+            length = len(op[2]["record"])
+        elif path[0] == "record":
+            if len(path) == 1:
+                length = len(op[2]) if op[0] == "s" else 0
+            elif len(path) == 2:
+                length = path[1] + 1 if op[0] == "s" else path[1]
+    return length
+
+
+async def play(
+    args: argparse.Namespace,
+    ws_urls: list[str],
+    redis_url: str,
+    stats: Stats,
+    games: list[ScriptedGame],
+) -> None:
     rules = find_game(args.game)
     redis = aioredis.Redis.from_url(redis_url)
     room_numbers = itertools.count()
     stop = asyncio.Event()
 
     async def one_table(table: int) -> None:
-        rng = random.Random(table)
         players = [new_guest(), new_guest()]
         # A game's players share a process (a balancer sticky by room would do that);
         # spectators spread over every process, so diffs also cross processes.
-        clients = [await connect(ws_urls[table % len(ws_urls)], p) for p in players]
+        url = ws_urls[table % len(ws_urls)]
+        clients = [
+            cast(ScriptedPlayer, await ScriptedPlayer.connect(url, token(p))) for p in players
+        ]
         spectators = [
             await Client.connect(
                 ws_urls[(table + i) % len(ws_urls)], token(new_guest()), apply_diffs=False
@@ -90,23 +231,22 @@ async def play(args: argparse.Namespace, ws_urls: list[str], redis_url: str, sta
         for spectator in spectators:
             spectator.on_diff = stats.on_spectator_diff
         try:
-            while not stop.is_set():
+            for number in itertools.count():
+                if stop.is_set():
+                    break
+                game = games[(table + number) % len(games)]
                 room_id = f"bench-{next(room_numbers)}"
                 seats = (SeatHolder(players[0].id, players[0].name), SeatHolder(players[1].id, "b"))
                 await store.create_room(redis, new_room(room_id, rules.NAME, args.options, seats))
-                for client in clients:
-                    await client.join(room_id)
+                for player in clients:
+                    await player.enter(room_id)
                 for spectator in spectators:
                     await spectator.join(room_id)
-                await asyncio.gather(
-                    *(
-                        player_loop(rules, c, p, room_id, rng, stats, stop)
-                        for c, p in zip(clients, players, strict=True)
-                    )
-                )
-                stats.games_finished += 1
+                if await play_game(clients, room_id, game, stats, stop):
+                    stats.games_finished += 1
                 for client in (*clients, *spectators):
                     await client.leave(room_id)
+                stats.forget(room_id)
         finally:
             for client in (*clients, *spectators):
                 await client.close()
@@ -166,53 +306,39 @@ async def play(args: argparse.Namespace, ws_urls: list[str], redis_url: str, sta
     await redis.aclose()
 
 
-async def player_loop(
-    rules: GameRules,
-    client: Client,
-    player: Player,
+async def play_game(
+    clients: list[ScriptedPlayer],
     room_id: str,
-    rng: random.Random,
+    game: ScriptedGame,
     stats: Stats,
     stop: asyncio.Event,
-) -> None:
-    def my_turn_or_over(view: Any) -> bool:
-        doc = view.doc
-        if doc["outcome"] is not None or doc["to_move"] is None:
-            return True
-        return bool(doc["seats"][doc["to_move"]]["id"] == player.id)
-
-    while not stop.is_set():
-        view = await client.wait_for(room_id, my_turn_or_over, timeout=30)
-        doc = view.doc
-        assert doc is not None
-        if doc["outcome"] is not None or doc["to_move"] is None:
-            return
-        legal = doc["data"].get("legal") if isinstance(doc["data"], dict) else None
-        if not legal:
-            state = rules.from_data(doc["data"])
-            legal = [rules.move_text(m) for m in rules.legal_moves(state)]
-        text = rng.choice(legal)
-        version = view.version
+) -> bool:
+    """Replay ``game`` in the room, each move sent by its player once that player's socket
+    has seen the move before it; False if stopped or refused before the end."""
+    holders = [0, 1]  # which client holds each rules seat
+    for number, (seat, text, swap) in enumerate(game.moves):
+        if stop.is_set():
+            return False
+        player = clients[holders[seat]]
+        await player.seen(number)
         sent = time.perf_counter()
-        if stats.spectators_per_room and stats.measuring:
-            stats.sent[(room_id, version + 1)] = sent
         try:
-            await client.move(room_id, text, version=version)
+            version = await player.play(text, number)
         except ServerReplyError as error:
             stats.errors[error.code] += 1
-            await client.wait_for(room_id, lambda v, old=version: v.version > old, timeout=30)
-            continue
+            return False
         if stats.measuring:
             stats.round_trips.append(time.perf_counter() - sent)
             stats.moves += 1
+        if stats.spectators_per_room:
+            stats.on_move(room_id, version, sent)
+        if swap:
+            holders.reverse()
+    return True
 
 
 def token(player: Player) -> str:
     return issue_token(SECRET, player, time.time())
-
-
-async def connect(ws_url: str, player: Player) -> Client:
-    return await Client.connect(ws_url, token(player))
 
 
 def process_cpu(pid: int) -> float:
@@ -336,12 +462,16 @@ def main(argv: list[str] | None = None) -> int:
     default_game = sorted(GAMES)[0] if GAMES else TEST_GAME
     parser.add_argument("--game", default=default_game)
     parser.add_argument("--options", default="")
+    parser.add_argument("--seed", type=int, default=1, help="seed of the scripted games")
     parser.add_argument(
         "--processes", type=int, default=1, help="server processes on the one Redis (default 1)"
     )
     parser.add_argument("--profile", action="store_true", help="run the server under cProfile")
     parser.add_argument(
         "--sample", action="store_true", help="sample the server with py-spy (little overhead)"
+    )
+    parser.add_argument(
+        "--stacks", type=Path, default=None, help="with --sample: keep py-spy's raw stacks here"
     )
     args = parser.parse_args(argv)
     if args.game == TEST_GAME and TEST_GAME not in GAMES:
@@ -362,8 +492,9 @@ def main(argv: list[str] | None = None) -> int:
         ]
         args.server_pids = [server.pid for server in servers]
         stats = Stats()
+        games = random_games(find_game(args.game), args.options, args.games, args.seed)
         try:
-            run_loop(play(args, args.ws_urls, redis_url, stats))
+            run_loop(play(args, args.ws_urls, redis_url, stats, games))
         finally:
             for server in servers:
                 server.send_signal(signal.SIGINT)
@@ -374,6 +505,8 @@ def main(argv: list[str] | None = None) -> int:
         report(args, stats)
         if args.sample and args.sample_path.exists():
             print_samples(args.sample_path)
+            if args.stacks is not None:
+                shutil.copyfile(args.sample_path, args.stacks)
         if profile is not None and profile.exists():
             print_profile(profile, stats.games_finished and args.result["moves"])
     return 0

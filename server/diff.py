@@ -80,7 +80,10 @@ def _diff(old: PlainData, new: PlainData, path: Path, ops: list[Op]) -> None:
             else:
                 before = old[key]
                 if type(before) is not type(value) or before != value:
-                    _diff(before, value, [*path, key], ops)
+                    if isinstance(value, _CONTAINERS):
+                        _diff(before, value, [*path, key], ops)
+                    else:  # a changed scalar (the usual case), without a call
+                        ops.append([SET, [*path, key], value])
     elif isinstance(new, _SEQUENCES):
         if old != new:
             _diff_lists(old, new, path, ops)
@@ -105,6 +108,7 @@ def _diff_lists(old: Sequence[Any], new: Sequence[Any], path: Path, ops: list[Op
 
 
 _SEQUENCES = (list, tuple)
+_CONTAINERS = (dict, list, tuple)
 
 
 def _walk(doc: PlainData, path: list[Any]) -> PlainData:
