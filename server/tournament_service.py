@@ -72,6 +72,9 @@ MAX_FOLLOWED = 8
 STOP_SECONDS = 3.0
 """How long stopping waits for the event stream to close."""
 
+RESEND_ATTEMPTS = 8
+"""Tries to resend the followed events after the feed returns (about 8 s in all)."""
+
 _SETTINGS_FIELDS: dict[str, type] = {
     "game": str,
     "format": str,
@@ -409,20 +412,41 @@ class TournamentService:
             self._announced(summary)
 
     async def _resend(self) -> None:
-        """After the feed was lost, notices may be missing: send every follower a fresh copy."""
-        try:
+        """After the feed was lost, notices may be missing: send every follower a fresh copy.
+
+        Redis may still refuse reads just after it is back (a pooled connection closed, the
+        data loading): each copy that fails is tried again with a growing pause, as skipping
+        it would leave its followers on a stale copy.
+        """
+        pending: list[str | None] = [None, *self.followers]  # None: the list
+        for attempt in range(RESEND_ATTEMPTS):
+            if attempt:
+                await asyncio.sleep(min(2.0, 0.1 * 2**attempt))
+            failed: list[str | None] = []
+            for tournament_id in pending:
+                try:
+                    await self._resend_one(tournament_id)
+                except Exception:
+                    failed.append(tournament_id)
+            if not failed:
+                return
+            pending = failed
+        log.warning("tournaments %s not resent", pending)
+
+    async def _resend_one(self, tournament_id: str | None) -> None:
+        if tournament_id is None:
             if self.list_followers:
                 frame = encode(ServerTournaments(None, await self.listing()))
                 for follower in tuple(self.list_followers):
                     follower.push_frame(frame)
-            for tournament_id, group in tuple(self.followers.items()):
-                t = await self.get(tournament_id)
-                self._pushed[tournament_id] = t.version
-                frame = encode(ServerTournament(None, details(t)))
-                for follower in tuple(group):
-                    follower.push_frame(frame)
-        except Exception:
-            log.warning("tournaments not resent", exc_info=True)
+            return
+        if tournament_id not in self.followers:
+            return  # nobody follows it any more
+        t = await self.get(tournament_id)
+        self._pushed[tournament_id] = t.version
+        frame = encode(ServerTournament(None, details(t)))
+        for follower in tuple(self.followers.get(tournament_id, ())):
+            follower.push_frame(frame)
 
     # --- the scheduler -----------------------------------------------------------------------
 
