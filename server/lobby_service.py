@@ -52,6 +52,10 @@ SWEEP_EVERY = 15.0
 """Seconds between sweeps and heartbeats (well inside the presence TTL of 60 s)."""
 STOP_SECONDS = 3.0
 """How long stopping waits for the lobby's own tasks and its event stream."""
+LIVE_EVERY = 0.5
+"""Least seconds between two updates of a game's lobby entry while the game goes on: changes
+that come faster (a quick game's moves) fold into the next update, since each costs the lobby
+a few Redis round trips.  The game's end is recorded at once."""
 
 
 class Follower(Protocol):
@@ -102,6 +106,8 @@ class LobbyService:
         self._tasks: list[asyncio.Task[None]] = []
         self._dirty: dict[str, Room] = {}
         self._sync_tasks: dict[str, asyncio.Task[None]] = {}
+        self._ending: dict[str, asyncio.Event] = {}
+        """Set when a room whose update waits out ``LIVE_EVERY`` ends: no more waiting."""
 
     async def start(self) -> None:
         await self._pubsub.subscribe(lobby_store.CHANNEL)
@@ -248,6 +254,10 @@ class LobbyService:
         self._dirty[room.id] = room
         if room.id not in self._sync_tasks:
             self._sync_tasks[room.id] = asyncio.create_task(self._sync(room.id))
+        elif room.outcome is not None or room.rematch is not None:
+            ending = self._ending.get(room.id)
+            if ending is not None:
+                ending.set()
 
     async def wait_synced(self) -> None:
         """Wait until every pending live-list update is done (for orderly shutdown, tests)."""
@@ -262,8 +272,24 @@ class LobbyService:
                     await self._sync_room(room)
                 except Exception:
                     log.warning("lobby entry of room %s not updated", room_id, exc_info=True)
+                if room.outcome is None and room.rematch is None:
+                    await self._fold(room_id)
         finally:
             self._sync_tasks.pop(room_id, None)
+
+    async def _fold(self, room_id: str) -> None:
+        """Let changes fold for ``LIVE_EVERY`` seconds, or until the room's game ends."""
+        ending = self._ending[room_id] = asyncio.Event()
+        dirty = self._dirty.get(room_id)
+        if dirty is not None and (dirty.outcome is not None or dirty.rematch is not None):
+            ending.set()
+        try:
+            async with asyncio.timeout(LIVE_EVERY):
+                await ending.wait()
+        except TimeoutError:
+            pass
+        finally:
+            del self._ending[room_id]
 
     async def _sync_room(self, room: Room) -> None:
         client = self.client
