@@ -17,8 +17,9 @@ The imperative shell around :mod:`lobby.tournament_store` (which commits every t
 * the feed: one subscription per process to the ``tournaments`` channel, on which every commit
   is announced with the event's summary. Local sockets following the list get each summary;
   sockets following an event get the whole event afresh, read once per change for all of
-  them (changes arriving meanwhile, or in a short pause after each push, fold into one). After the subscription was lost and
-  restored, every follower gets a fresh copy, as notices may have been missed.
+  them (changes arriving meanwhile, or in a short pause after each push, fold into one).
+  After the subscription was lost and restored, every follower gets a fresh copy, as notices
+  may have been missed.
 
 Holds no decisions; the Redis client is an argument. Imports lobby, server.store, rooms,
 service, errors and protocol.
