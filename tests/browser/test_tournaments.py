@@ -161,3 +161,33 @@ async def test_an_event_page_catches_up_on_a_change_missed_while_its_socket_was_
     await page.evaluate(RELEASE)
     await expect(page.locator(".tournament-facts")).to_contain_text("1/4 players")
     await expect(page.get_by_role("button", name="Withdraw")).to_be_visible()
+
+
+async def test_connection_js_keeps_the_newest_copy_of_an_event_and_of_the_list(
+    open_page: Opener,
+) -> None:
+    """A push may overtake the reply it follows: the older copy that arrives later is dropped."""
+    page = await open_page("/")
+    result = await page.evaluate(
+        """async () => {
+            const { Connection } = await import("/connection.js");
+            const seen = [];
+            const c = new Connection("ws://unused", "token", {
+                onTournament: (t) => seen.push(t.version),
+                onTournaments: (list) => seen.push([...list.values()].map((t) => t.version)),
+            });
+            c.tournaments.set("t1", null);
+            c.keepTournament({ id: "t1", version: 3 });
+            c.keepTournament({ id: "t1", version: 2 });
+            c.keepTournament({ id: "t2", version: 9 });  // not followed
+            c.tournamentList = new Map([["t1", { id: "t1", version: 5 }]]);
+            c.tournamentListSnapshot({
+                created: [{ id: "t1", version: 4 }, { id: "t3", version: 1 }],
+                running: [],
+                finished: [],
+            });
+            const kept = c.tournaments.get("t1").version;
+            return { seen, kept, followed: [...c.tournaments.keys()] };
+        }"""
+    )
+    assert result == {"seen": [3, [5, 1]], "kept": 3, "followed": ["t1"]}
