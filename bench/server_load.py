@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import base64
 import contextlib
 import itertools
 import os
@@ -30,21 +31,22 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.parse
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, Self
 
 import msgpack
 import redis.asyncio as aioredis
-from websockets.asyncio.client import ClientConnection
 
 from lobby.identity import Player, issue_token, new_guest
 from rules import GAMES, find_game
 from rules.api import GameRules
 from rules.pie import is_swap
 from server import store
-from server.client import Client, ServerReplyError
+from server.client import ServerReplyError
 from server.embedded_redis import EmbeddedRedis, free_port
 from server.rooms import SeatHolder, new_room
 
@@ -94,7 +96,8 @@ class Stats:
         self.measuring = False
         self.games_finished = 0
 
-    def on_spectator_diff(self, room: str, version: int) -> None:
+    def on_spectator_diff(self, body: dict[str, Any]) -> None:
+        room, version = body["room"], body["version"]
         key = (room, version)
         self.seen[key] += 1
         if self.seen[key] == self.spectators_per_room:
@@ -118,24 +121,177 @@ class Stats:
         self.arrived.pop(room, None)
 
 
-class ScriptedPlayer(Client):
-    """A player's socket that keeps no copy of the room: it follows only the room's version
-    and the length of its move record, read from each diff, which is all a player that
-    replays a scripted game needs to know that its turn has come."""
+class BenchSocket(asyncio.Protocol):
+    """A bare websocket client for the load generator, on an asyncio protocol.
 
-    def __init__(self, socket: ClientConnection, apply_diffs: bool = False) -> None:
-        super().__init__(socket, apply_diffs=False)
+    The load generator shares the machine's two cores with the server and Redis, so it does
+    as little per frame as an honest client can: it parses the frame header, decodes the
+    msgpack body and hands diffs to ``on_diff`` (a general client library costs several
+    times that per frame, and a spectator receives a frame for every move of its room).
+    The server sees an ordinary client: it upgrades over HTTP, masks what it sends and
+    answers pings.  Server frames are never fragmented, compressed or masked.
+    """
+
+    def __init__(self) -> None:
+        loop = asyncio.get_running_loop()
+        self.transport: asyncio.Transport | None = None
+        self.on_diff: Callable[[dict[str, Any]], None] | None = None
+        self._buffer = bytearray()
+        self._upgraded = False
+        self._welcome: asyncio.Future[None] = loop.create_future()
+        self._closed: asyncio.Future[None] = loop.create_future()
+        self._replies: dict[int, asyncio.Future[dict[str, Any]]] = {}
+        self._ids = itertools.count(1)
+
+    @classmethod
+    async def connect(cls, ws_url: str, token: str, timeout: float = 10.0) -> Self:
+        """Connect to ``ws_url`` (``ws://host:port/path``) and wait for the welcome."""
+        url = urllib.parse.urlsplit(ws_url)
+        loop = asyncio.get_running_loop()
+        _, socket = await loop.create_connection(cls, url.hostname or "", url.port or 80)
+        key = base64.b64encode(os.urandom(16)).decode()
+        assert socket.transport is not None
+        socket.transport.write(
+            f"GET {url.path}?token={token} HTTP/1.1\r\nHost: {url.netloc}\r\n"
+            "Upgrade: websocket\r\nConnection: Upgrade\r\n"
+            f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n".encode()
+        )
+        async with asyncio.timeout(timeout):
+            await socket._welcome
+        return socket
+
+    async def request(self, body: dict[str, Any], timeout: float = 30.0) -> dict[str, Any]:
+        """Send ``body`` with a new request id; the reply, or ServerReplyError."""
+        request_id = body["id"] = next(self._ids)
+        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self._replies[request_id] = future
+        self._write(OP_BINARY, msgpack.packb(body))
+        try:
+            async with asyncio.timeout(timeout):
+                reply = await future
+        finally:
+            self._replies.pop(request_id, None)
+        if reply["t"] == "error":
+            raise ServerReplyError(reply["code"], reply["message"])
+        return reply
+
+    async def join(self, room_id: str) -> None:
+        await self.request({"t": "join", "room": room_id})
+
+    async def leave(self, room_id: str) -> None:
+        await self.request({"t": "leave", "room": room_id})
+
+    async def close(self) -> None:
+        if self.transport is None or self.transport.is_closing():
+            return
+        self._write(OP_CLOSE, (1000).to_bytes(2, "big"))
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(5):
+                await self._closed  # the server answers the close and ends the connection
+        self.transport.close()
+
+    def on_snapshot(self, body: dict[str, Any]) -> None:
+        """A snapshot of a room (after a join); nothing to keep by default."""
+
+    # --- asyncio.Protocol --------------------------------------------------------------------
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = transport  # type: ignore[assignment]  # uvloop's is no subclass
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if not self._closed.done():
+            self._closed.set_result(None)
+        error = ConnectionError("the connection closed")
+        for future in (self._welcome, *self._replies.values()):
+            if not future.done():
+                future.set_exception(error)
+
+    def data_received(self, data: bytes) -> None:
+        buffer = self._buffer
+        buffer += data
+        if not self._upgraded:
+            end = buffer.find(b"\r\n\r\n")
+            if end < 0:
+                return
+            if not buffer.startswith(b"HTTP/1.1 101 "):
+                self._welcome.set_exception(ConnectionError(bytes(buffer[:end]).decode()))
+                return
+            del buffer[: end + 4]
+            self._upgraded = True
+        start, size = 0, len(buffer)
+        while size - start >= 2:
+            length = buffer[start + 1] & 0x7F
+            head = 2
+            if length == 126:
+                head, length = 4, int.from_bytes(buffer[start + 2 : start + 4], "big")
+            elif length == 127:
+                head, length = 10, int.from_bytes(buffer[start + 2 : start + 10], "big")
+            end = start + head + length
+            if end > size:
+                break
+            self._frame(buffer[start] & 0x0F, bytes(buffer[start + head : end]))
+            start = end
+        del buffer[:start]
+
+    def _frame(self, opcode: int, payload: bytes) -> None:
+        if opcode == OP_BINARY:
+            body = msgpack.unpackb(payload)
+            kind = body["t"]
+            if kind == "diff":
+                if self.on_diff is not None:
+                    self.on_diff(body)
+            elif kind == "snapshot":
+                self.on_snapshot(body)
+            elif kind == "welcome":
+                self._welcome.set_result(None)
+            else:
+                future = self._replies.get(body.get("ref"))
+                if future is not None and not future.done():
+                    future.set_result(body)
+        elif opcode == OP_PING:
+            self._write(OP_PONG, payload)
+        elif opcode == OP_CLOSE:
+            assert self.transport is not None
+            self.transport.close()
+        else:
+            raise ConnectionError(f"unexpected frame opcode {opcode}")
+
+    def _write(self, opcode: int, payload: bytes) -> None:
+        """Send one masked frame, as clients must."""
+        assert self.transport is not None
+        size = len(payload)
+        if size < 126:
+            head = bytes((0x80 | opcode, 0x80 | size))
+        elif size < 1 << 16:
+            head = bytes((0x80 | opcode, 0x80 | 126)) + size.to_bytes(2, "big")
+        else:
+            head = bytes((0x80 | opcode, 0x80 | 127)) + size.to_bytes(8, "big")
+        mask = os.urandom(4)
+        keys = (mask * (size // 4 + 1))[:size]
+        masked = int.from_bytes(payload, "big") ^ int.from_bytes(keys, "big")
+        self.transport.write(head + mask + masked.to_bytes(size, "big"))
+
+
+OP_BINARY, OP_CLOSE, OP_PING, OP_PONG = 0x2, 0x8, 0x9, 0xA
+
+
+class ScriptedPlayer(BenchSocket):
+    """A player that keeps no copy of the room: it follows only the room's version and the
+    length of its move record, read from each diff, which is all a player that replays a
+    scripted game needs to know that its turn has come."""
+
+    def __init__(self) -> None:
+        super().__init__()
         self.room = ""
         self.version = -1
         self.moves = 0
         self._waiting: tuple[int, asyncio.Future[None]] | None = None
+        self.on_diff = self._follow
 
     async def enter(self, room_id: str) -> None:
-        view = await self.join(room_id)
-        assert view.doc is not None
+        """Join the room (its snapshot comes before the reply)."""
         self.room = room_id
-        self.version = view.version
-        self.moves = len(view.doc["record"])
+        await self.join(room_id)
 
     async def seen(self, moves: int, timeout: float = 30.0) -> None:
         """Wait until this socket has seen ``moves`` moves committed."""
@@ -152,30 +308,18 @@ class ScriptedPlayer(Client):
     async def play(self, text: str, number: int) -> int:
         """Send ``text``, the move after ``number`` moves, from the version this socket knows;
         the version it committed."""
-        request_id = next(self._ids)
-        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
-        self._replies[request_id] = future
-        body = {
-            "t": "move",
-            "id": request_id,
-            "room": self.room,
-            "move": text,
-            "version": self.version,
-        }
-        try:
-            await self.socket.send(msgpack.packb(body))
-            async with asyncio.timeout(30):
-                reply = await future
-        finally:
-            del self._replies[request_id]
-        if reply["t"] == "error":
-            raise ServerReplyError(reply["code"], reply["message"])
-        version = int(reply["version"])
+        body = {"t": "move", "room": self.room, "move": text, "version": self.version}
+        version = int((await self.request(body))["version"])
         self.version = max(self.version, version)
         self.moves = max(self.moves, number + 1)
         return version
 
-    def _apply_diff(self, body: dict[str, Any]) -> None:
+    def on_snapshot(self, body: dict[str, Any]) -> None:
+        if body["room"] == self.room:
+            self.version = body["version"]
+            self.moves = len(body["state"]["record"])
+
+    def _follow(self, body: dict[str, Any]) -> None:
         if body["room"] != self.room:
             return
         self.version = max(self.version, body["version"])
@@ -219,13 +363,9 @@ async def play(
         # A game's players share a process (a balancer sticky by room would do that);
         # spectators spread over every process, so diffs also cross processes.
         url = ws_urls[table % len(ws_urls)]
-        clients = [
-            cast(ScriptedPlayer, await ScriptedPlayer.connect(url, token(p))) for p in players
-        ]
+        clients = [await ScriptedPlayer.connect(url, token(p)) for p in players]
         spectators = [
-            await Client.connect(
-                ws_urls[(table + i) % len(ws_urls)], token(new_guest()), apply_diffs=False
-            )
+            await BenchSocket.connect(ws_urls[(table + i) % len(ws_urls)], token(new_guest()))
             for i in range(args.spectators)
         ]
         for spectator in spectators:
@@ -303,6 +443,9 @@ async def play(
     await asyncio.wait(tables, timeout=30)
     for task in tables:
         task.cancel()
+    failures = [t.exception() for t in tables if t.done() and not t.cancelled() and t.exception()]
+    if failures:
+        print(f"{len(failures)} tables failed, the first with {failures[0]!r}", file=sys.stderr)
     await redis.aclose()
 
 
