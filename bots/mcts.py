@@ -37,6 +37,13 @@ MOVES_PER_TRY = 64
 that wins at once: listing many moves costs about as much as playing a few, so the search for
 a winning move at most doubles the cost of a ply (and games with few moves play uniformly)."""
 MAX_TRIES = 16
+SCAN_LIMIT = 256
+"""A root move whose replies are at most this many has them all played at its first expansion,
+to find one that wins at once (an anti-decisive check: two plies, and the positions are kept
+for the tree); longer lists would cost more than the search learns from them."""
+SCORED_TRIES = 4
+"""Candidates a playout ply compares at least where the game scores during play (by points
+gained), so that playouts take the points a random mover would miss."""
 CLOCK_EVERY = 64
 """The root's scan of the legal moves (for a win or a loss at once) reads the clock this often,
 so that even a huge move list cannot overrun the time budget."""
@@ -51,6 +58,7 @@ class _Node:
     ``pending`` holds the moves not yet expanded, with their positions where already known
     (the root's); it is listed at the node's first expansion, so leaves cost no move listing.
     ``key`` is (mover, move), the move as the all-moves-as-first statistics see it.
+    ``refuted`` marks a root move after which the opponent has a move that wins at once.
     """
 
     __slots__ = (
@@ -64,6 +72,7 @@ class _Node:
         "wins",
         "amaf_visits",
         "amaf_wins",
+        "refuted",
     )
 
     def __init__(self, move: Any, state: Any, mover: Seat | None) -> None:
@@ -77,6 +86,7 @@ class _Node:
         self.wins = 0.0
         self.amaf_visits = 0
         self.amaf_wins = 0.0
+        self.refuted = False
 
 
 def choose_move(
@@ -135,10 +145,12 @@ def choose_move(
     while done < playouts and clock() < deadline:
         _iterate(game, root, rng)
         done += 1
-    if not root.children:
-        return candidates[0][0]
-    best = max(root.children, key=lambda child: (child.visits, child.wins))
-    return best.move
+    sound = [child for child in root.children if not child.refuted]
+    if sound:
+        return max(sound, key=lambda child: (child.visits, child.wins)).move
+    if root.pending:
+        return root.pending[-1][0]
+    return root.children[0].move if root.children else candidates[0][0]
 
 
 def _iterate(game: GameRules, root: _Node, rng: random.Random) -> None:
@@ -148,10 +160,14 @@ def _iterate(game: GameRules, root: _Node, rng: random.Random) -> None:
     while True:
         pending = node.pending
         if pending is None:
-            if game.to_move(node.state) is None:
+            mover = game.to_move(node.state)
+            if mover is None:
                 break
             pending = node.pending = [(move, None) for move in game.legal_moves(node.state)]
             rng.shuffle(pending)
+            if len(path) == 2 and len(pending) <= SCAN_LIMIT and _scan_replies(game, node):
+                _backup(path, mover, [])
+                return
         if pending:
             move, after = pending.pop()
             if after is None:
@@ -167,6 +183,29 @@ def _iterate(game: GameRules, root: _Node, rng: random.Random) -> None:
         path.append(node)
     played: list[tuple[Seat, Any]] = []
     winner = _playout(game, node.state, rng, played)
+    _backup(path, winner, played)
+
+
+def _scan_replies(game: GameRules, node: _Node) -> bool:
+    """Play every reply listed in a root child's ``pending``, keeping the positions for its
+    expansion; mark it refuted (and say so) when one of them wins at once for its mover."""
+    assert node.pending is not None
+    state = node.state
+    mover = game.to_move(state)
+    for index, (move, _) in enumerate(node.pending):
+        after = game.play(state, move)
+        node.pending[index] = (move, after)
+        if game.to_move(after) is None:
+            outcome = game.outcome(after)
+            if outcome is not None and outcome.winner is _reward_seat(mover, move):
+                node.refuted = True
+                return True
+    return False
+
+
+def _backup(path: list[_Node], winner: Reward, played: list[tuple[Seat, Any]]) -> None:
+    """Count a playout's result on every node of ``path`` and, for the children of each,
+    on the all-moves-as-first statistics of the moves played below it."""
     later: set[tuple[Seat | None, Any]] = set(played)
     for visited in reversed(path):
         visited.visits += 1
@@ -197,6 +236,8 @@ def _select(node: _Node) -> _Node:
     best_value = -1.0
     equivalence = RAVE_EQUIVALENCE
     for child in node.children:
+        if child.refuted:
+            continue
         visits = child.visits
         value = child.wins / visits
         amaf_visits = child.amaf_visits
@@ -214,42 +255,46 @@ def _playout(
 ) -> Reward:
     """Play on to the end (or :data:`PLAYOUT_PLIES`) with the light bias; the winner or None.
 
-    Appends each (mover, move) to ``played``.
+    Each ply looks at a few random candidates (more where the move list is long, and at least
+    :data:`SCORED_TRIES` where the game keeps a score during play) and plays the first that
+    wins at once, else the one that gains its mover the most points, preferring moves that
+    neither end the game in a draw nor lose it.  Appends each (mover, move) to ``played``.
     """
-    legal_moves, play, to_move = game.legal_moves, game.play, game.to_move
+    legal_moves, play, to_move, scores = game.legal_moves, game.play, game.to_move, game.scores
     random_index = rng.random
     record = played.append
+    least_tries = SCORED_TRIES if scores(state) is not None else 1
     for _ in range(PLAYOUT_PLIES):
         mover = to_move(state)
         if mover is None:
             break
         moves = list(legal_moves(state))
         count = len(moves)
-        if count < MOVES_PER_TRY:
+        tries = min(MAX_TRIES, max(least_tries, 1 + count // MOVES_PER_TRY))
+        if tries == 1:
             move = moves[int(random_index() * count)]
             record((mover, move))
             state = play(state, move)
             continue
-        fallback = None
-        fallback_move = move = None
-        for _ in range(min(MAX_TRIES, 1 + count // MOVES_PER_TRY)):
+        best_rank = -math.inf
+        best = None
+        for _ in range(tries):
             move = moves[int(random_index() * count)]
             after = play(state, move)
-            if to_move(after) is not None:
-                if fallback is None:
-                    fallback, fallback_move = after, move
-                continue
-            outcome = game.outcome(after)
-            winner = None if outcome is None else outcome.winner
-            if winner is mover:
-                record((mover, move))
-                return mover
-            if winner is None and fallback is None:
-                fallback, fallback_move = after, move
-        if fallback is not None:
-            state, move = fallback, fallback_move
-        else:
-            state = after
+            if to_move(after) is None:
+                outcome = game.outcome(after)
+                winner = None if outcome is None else outcome.winner
+                if winner is mover:
+                    record((mover, move))
+                    return mover
+                rank = -1e9 if winner is None else -2e9
+            else:
+                points = scores(after)
+                rank = 0.0 if points is None else points[mover] - points[1 - mover]
+            if rank > best_rank:
+                best_rank, best = rank, (move, after)
+        assert best is not None
+        move, state = best
         record((mover, move))
     else:
         return _unfinished_result(game, state)
