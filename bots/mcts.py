@@ -165,7 +165,7 @@ def _iterate(game: GameRules, root: _Node, rng: random.Random) -> None:
                 break
             pending = node.pending = [(move, None) for move in game.legal_moves(node.state)]
             rng.shuffle(pending)
-            if len(path) == 2 and len(pending) <= SCAN_LIMIT and _scan_replies(game, node):
+            if len(path) == 2 and len(pending) <= SCAN_LIMIT and _scan_replies(game, node, mover):
                 _backup(path, mover, [])
                 return
         if pending:
@@ -186,12 +186,11 @@ def _iterate(game: GameRules, root: _Node, rng: random.Random) -> None:
     _backup(path, winner, played)
 
 
-def _scan_replies(game: GameRules, node: _Node) -> bool:
+def _scan_replies(game: GameRules, node: _Node, mover: Seat) -> bool:
     """Play every reply listed in a root child's ``pending``, keeping the positions for its
     expansion; mark it refuted (and say so) when one of them wins at once for its mover."""
     assert node.pending is not None
     state = node.state
-    mover = game.to_move(state)
     for index, (move, _) in enumerate(node.pending):
         after = game.play(state, move)
         node.pending[index] = (move, after)
