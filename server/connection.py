@@ -1,9 +1,12 @@
-"""One websocket: a receiver that decodes and dispatches requests, a sender that writes frames.
+"""One websocket: a receiver that decodes and dispatches requests, and the frames it sends.
 
-Every outgoing frame (replies, snapshots, diffs) goes through one queue, so a socket sees its
-frames in the order they were queued.  It speaks ASGI websocket messages directly (no
-per-message wrapper object): that is the hot path of every diff sent.  Requests of one
-socket are handled one at a time.
+Every outgoing frame (replies, snapshots, diffs) is written at once when the socket takes it
+(the usual case: the ASGI send returns without waiting), with no task or queue per frame,
+which is the hot path of every diff sent.  Only when the peer reads slowly and the send has
+to wait does a task finish it, and the frames sent meanwhile wait behind it in a bounded
+backlog, so a socket sees its frames in the order they were sent.  It speaks ASGI websocket
+messages directly (no per-message wrapper object).  Requests of one socket are handled one
+at a time.
 Recoverable errors become ``error`` frames echoing the request id; garbage closes with 1003,
 oversized frames with 1009, an unexpected exception with 1011 (logged with its traceback).
 Lobby requests (challenges, following the lobby) go to the lobby service, following
@@ -14,9 +17,13 @@ Imports protocol, errors, rooms, the room service, the lobby and the tournament 
 from __future__ import annotations
 
 import asyncio
+import inspect
 import logging
 import time
+from collections import deque
+from collections.abc import Awaitable, Coroutine
 from dataclasses import dataclass, field
+from typing import Any, cast
 
 from starlette.types import Receive, Send
 
@@ -140,7 +147,12 @@ class Connection:
         """Lobby events that arrive while a snapshot is read, sent after it."""
         self.metrics = metrics
         self.watching: dict[str, Watch] = {}
-        self.queue: asyncio.Queue[bytes | None] = asyncio.Queue(settings.send_queue)
+        self.send_limit = settings.send_queue
+        """Frames that may wait behind a slow send before the socket is dropped."""
+        self._backlog: deque[bytes] | None = None
+        """Frames waiting behind a send under way; None when no send is under way."""
+        self._sender: asyncio.Task[None] | None = None
+        self._closer: asyncio.Task[None] | None = None
         self.bucket = TokenBucket(settings.rate_per_second, settings.rate_burst, time.monotonic())
         self.close_code: CloseCode | None = None
         self.lag = LagMeter()
@@ -151,24 +163,26 @@ class Connection:
     async def run(self) -> None:
         """Serve the socket until either side closes it (the socket is already accepted)."""
         self.metrics.connections += 1
-        sender = asyncio.create_task(self._send_loop())
         try:
-            self.queue.put_nowait(encode(ServerWelcome(player_data(self.player))))
+            self._send(encode(ServerWelcome(player_data(self.player))))
             await self._receive_loop()
         except Exception:
             log.exception("connection of %s failed", self.player.id)
             self.close_code = CloseCode.INTERNAL_ERROR
         finally:
             self.metrics.connections -= 1
-            self._stop_sender()
+            if self._backlog is not None:
+                self._backlog.clear()
             await self._leave_all()
             await self._unfollow()
             if self.tournaments is not None:
                 self.tournaments.unfollow_all(self)
-            try:
-                await sender
-            except asyncio.CancelledError:
-                pass
+            for task in (self._sender, self._closer):
+                if task is not None:
+                    try:
+                        await task
+                    except asyncio.CancelledError:
+                        pass
             await self._close(self.close_code or CloseCode.NORMAL)
 
     def push(self, room_id: str, version: int, frame: bytes) -> None:
@@ -457,11 +471,57 @@ class Connection:
     # --- sending -----------------------------------------------------------------------------
 
     def _send(self, frame: bytes) -> None:
-        try:
-            self.queue.put_nowait(frame)
-        except asyncio.QueueFull:
+        if self.close_code is not None or not self._open:
+            return  # closing, or the peer is gone
+        backlog = self._backlog
+        if backlog is None:
+            self._write(frame)
+        elif len(backlog) < self.send_limit:
+            backlog.append(frame)
+        else:
             # A socket this far behind is dropped; it can reconnect and sync.
             self._fail(CloseCode.TRY_AGAIN_LATER)
+
+    def _write(self, frame: bytes) -> None:
+        """Send ``frame`` now; a send that has to wait is finished by a task, and the frames
+        sent meanwhile wait in the backlog."""
+        sending = self._asgi_send({"type": "websocket.send", "bytes": frame})
+        if not inspect.iscoroutine(sending):
+            self._backlog = deque()
+            self._sender = asyncio.create_task(self._drain(sending, None))
+            return
+        try:
+            waiting = sending.send(None)
+        except StopIteration:
+            return  # written (the usual case)
+        except OSError:  # the peer is gone (uvicorn's ClientDisconnected)
+            self._open = False
+            return
+        except Exception:
+            log.exception("sending to %s failed", self.player.id)
+            self._open = False
+            return
+        self._backlog = deque()
+        self._sender = asyncio.create_task(self._drain(sending, waiting))
+
+    async def _drain(self, sending: Awaitable[None], waiting: Any) -> None:
+        """Finish a send that had to wait, then send the backlog; close if asked meanwhile."""
+        send = self._asgi_send
+        try:
+            if inspect.iscoroutine(sending):
+                await _finish(sending, waiting)
+            else:
+                await sending
+            backlog = self._backlog
+            while backlog and self._open and self.close_code is None:
+                await send({"type": "websocket.send", "bytes": backlog.popleft()})
+        except OSError:  # the peer is gone (uvicorn's ClientDisconnected)
+            self._open = False
+        finally:
+            self._backlog = None
+            self._sender = None
+        if self.close_code is not None:
+            await self._close(self.close_code)  # also wakes the receiver
 
     def _error(self, ref: protocol.RequestId | None, error: BaseException) -> None:
         code = error_code(error)
@@ -473,29 +533,10 @@ class Connection:
         if self.close_code is None:
             self.close_code = code
             self.metrics.closes[int(code)] += 1
-            self._stop_sender()
-
-    def _stop_sender(self) -> None:
-        while not self.queue.empty():
-            self.queue.get_nowait()
-        self.queue.put_nowait(None)
-
-    async def _send_loop(self) -> None:
-        send = self._asgi_send
-        get = self.queue.get
-        while True:
-            frame = await get()
-            if frame is None:
-                if self.close_code is not None:
-                    await self._close(self.close_code)  # also wakes the receiver
-                return
-            if not self._open:
-                return
-            try:
-                await send({"type": "websocket.send", "bytes": frame})
-            except OSError:  # the peer is gone (uvicorn's ClientDisconnected)
-                self._open = False
-                return
+            if self._backlog is not None:
+                self._backlog.clear()  # the send under way closes the socket when done
+            else:
+                self._closer = asyncio.create_task(self._close(code))  # also wakes the receiver
 
     async def _close(self, code: CloseCode) -> None:
         if not self._open:
@@ -505,3 +546,23 @@ class Connection:
             await self._asgi_send({"type": "websocket.close", "code": int(code), "reason": ""})
         except OSError:
             pass  # the peer is gone already
+
+
+async def _finish(coroutine: Coroutine[Any, Any, None], waiting: Any) -> None:
+    """Run to its end a coroutine that was started by hand and stopped at ``waiting`` (the
+    future it awaits, or None for a bare yield)."""
+    while True:
+        try:
+            if waiting is None:
+                await asyncio.sleep(0)
+            else:
+                await cast(Awaitable[Any], waiting)
+        except asyncio.CancelledError:
+            coroutine.close()
+            raise
+        except Exception:
+            pass  # the coroutine sees the future's error when it resumes
+        try:
+            waiting = coroutine.send(None)
+        except StopIteration:
+            return
