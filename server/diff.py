@@ -95,6 +95,13 @@ def _diff_lists(old: Sequence[Any], new: Sequence[Any], path: Path, ops: list[Op
     # The unequal positions, found by C-level comparisons (this runs on every move over the
     # game's long lists).  Equal elements are taken as unchanged: a bool replaced by an
     # equal int inside an otherwise equal list goes unnoticed (rules data never does that).
+    size = len(old)
+    if type(old) is type(new) and len(new) >= size and new[:size] == old:
+        # Only appended to, like a move record: one comparison of the kept part, which is
+        # quick when it holds the very same objects.
+        for i in range(size, len(new)):
+            ops.append([SET, [*path, i], new[i]])
+        return
     changed = list(compress(count(), map(ne, old, new)))
     if len(changed) > max(1, len(new) // 2):
         ops.append([SET, path, new])  # mostly different: one set is shorter
