@@ -40,6 +40,8 @@ from server.errors import (
 RoomId: TypeAlias = str
 PlayerId: TypeAlias = str
 
+_SEATS = tuple(Seat)
+"""Both seats, in order (iterating the enum itself is several times slower)."""
 _ROOM_ID_RE = re.compile(r"[A-Za-z0-9_.-]{1,64}$")
 RESIGNATION = "resignation"
 TIME = "time"
@@ -99,7 +101,7 @@ class Room:
 
     def seats_of(self, player: PlayerId) -> list[Seat]:
         """The seats ``player`` holds (both when someone plays themselves)."""
-        return [seat for seat in Seat if self.seats[seat].id == player]
+        return [seat for seat in _SEATS if self.seats[seat].id == player]
 
 
 # --- commands and events ---------------------------------------------------------------------
@@ -296,7 +298,8 @@ def _decide_move(room: Room, command: Command) -> Transition:
         clock = clocks.charge(clock, seat, command.now, command.lag)
         if clocks.is_out_of_time(clock, seat):
             return _end_on_time(room, clock, seat)
-    events: list[Event] = [MovePlayed(seat, rules.move_text(move))]
+    text = rules.move_text(move)
+    events: list[Event] = [MovePlayed(seat, text)]
     seats = room.seats
     if is_swap(move):
         seats = (seats[1], seats[0])
@@ -319,7 +322,7 @@ def _decide_move(room: Room, command: Command) -> Transition:
         room,
         state=state,
         seats=seats,
-        record=(*room.record, rules.move_text(move)),
+        record=(*room.record, text),
         version=version,
         position_version=version,
         outcome=outcome,
