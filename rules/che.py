@@ -20,10 +20,10 @@ the earlier ones, and the game is judged after every tile (§5.2, §7.2).
 
 Listing (§4.4).  A turn of two tiles has about (2K)^2 / 2 legal moves for K candidate cells.
 Whether a pair is playable, and in which order, depends only on which single tiles decide the
-game on their own, so :func:`legal_moves` builds the moves of two cells once and hands them
-from each state to the next (see ``_Memo``), and games share the usual ones, where no tile
-decides (``_PLAIN_BLOCKS``); a test checks the list against a brute force over every ordered
-list of placements.
+game on their own, so :func:`legal_moves` builds the moves of two cells once, in a table by
+first cell that every game shares (``_SHARED``, emptied at a size limit), and from then on
+only looks them up; a test checks the list against a brute force over every ordered list of
+placements.
 
 Decisions where the spec leaves a choice or where this module departs from it:
 
@@ -82,7 +82,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import lru_cache
-from itertools import chain, islice
+from itertools import chain, filterfalse, islice
 from typing import TypeAlias
 
 from rules.api import (
@@ -217,39 +217,6 @@ class Move:
         return move_text(self)
 
 
-_Row: TypeAlias = dict[int, list[Move]]
-
-
-class _Memo:
-    """Values already built for listing moves, handed from a state to the state after it.
-
-    A turn of two tiles has about (2K)^2 / 2 legal moves for K candidate cells, and from one
-    turn to the next most of them are the same values again.  Move values are immutable, so a
-    state keeps the blocks of moves its listing used (``rows``) and :func:`play` hands them to
-    the next state, whose listing takes what it can and builds the rest.  Only the latest
-    state of a game holds blocks, so positions kept for later hold no memory of moves.  The
-    memo takes no part in a state's equality.
-    """
-
-    __slots__ = ("rows", "cells")
-
-    def __init__(
-        self,
-        rows: dict[int, _Row] | None = None,
-        cells: dict[CellId, tuple[Placement, Placement]] | None = None,
-    ) -> None:
-        self.rows: dict[int, _Row] = {} if rows is None else rows
-        """First cell * 8 + its decisive bits * 2 + light parity -> blocks by second cell."""
-        self.cells: dict[CellId, tuple[Placement, Placement]] = {} if cells is None else cells
-        """cell -> its two Placements, Light-dominant first (the parity is fixed in a game)"""
-
-    def hand_on(self) -> _Memo:
-        """The memo of the next state: this one's values move there."""
-        rows, self.rows = self.rows, {}
-        cells, self.cells = self.cells, {}
-        return _Memo(rows, cells)
-
-
 @dataclass(frozen=True, slots=True)
 class State:
     """A Che position.  ``tiles[i]`` is ``(cell, letter code)`` of tile number ``i + 1``.
@@ -274,7 +241,6 @@ class State:
     """The candidate cells of this turn in reading order: position numbers 1..K."""
     light_parity: int = field(compare=False, hash=False, repr=False)
     """The vertex parity that is Light (-1 before the first tile)."""
-    memo: _Memo = field(compare=False, hash=False, repr=False)
 
 
 # --- the common API ----------------------------------------------------------------------
@@ -292,7 +258,7 @@ def options_text(options: Options) -> str:
 
 def new_game(options: Options) -> State:
     """The empty plane, Light to place the first tile at (0,0)."""
-    return _state(options, (), 1, options.num_tiles, (), None, 0, None, None, _Memo())
+    return _state(options, (), 1, options.num_tiles, (), None, 0, None, None)
 
 
 def to_move(state: State) -> Seat | None:
@@ -495,7 +461,6 @@ def from_data(data: PlainData) -> State:
             int(data["movement_turns"]),
             result,
             None if scores_data is None else (int(scores_data[0]), int(scores_data[1])),
-            _Memo(),
         )
     except (KeyError, TypeError, IndexError, AttributeError) as error:
         raise ValueError(f"not a {NAME} position: {error!r}") from error
@@ -920,7 +885,6 @@ def _after_placements(state: State, move: Move, placed: _Placed) -> State:
         board,
         tuple(sorted(frontier_set)),
         placed.light_parity,
-        state.memo.hand_on() if state.light_parity >= 0 else _Memo(),
     )
     return _stalemate_check(next_state)
 
@@ -973,7 +937,6 @@ def _replace_outcome(state: State, result: Outcome) -> State:
         state.board,
         state.frontier,
         state.light_parity,
-        state.memo,
     )
 
 
@@ -1028,15 +991,17 @@ def _placement(cell: CellId, letter: int) -> Placement:
     return Placement(LETTERS[letter], x, y)
 
 
+def _placements(cell: CellId, lp: int) -> tuple[Placement, Placement]:
+    """The two tiles that fit ``cell``, Light-dominant first (shared values, see _SHARED)."""
+    return _row(cell, lp).firsts
+
+
 def _single_moves(state: State) -> list[Move]:
     """Quota 1: every letter that fits every candidate (any letter on the opening)."""
     if state.light_parity < 0:
         return [Move((_placement(plane.ORIGIN, letter),)) for letter in range(4)]
-    return [
-        Move((placement,))
-        for cell in state.frontier
-        for placement in _placements(state.memo, cell, state.light_parity)
-    ]
+    lp = state.light_parity
+    return [move for cell in state.frontier for move in _row(cell, lp).singles]
 
 
 def _decisive_masks(state: State) -> list[int]:
@@ -1093,132 +1058,189 @@ def _pair_moves(state: State) -> list[Move]:
     """Quota 2: each playable pair once, plus the single tiles that decide (§4.4, §7.2).
 
     The pair {p, q} with p before q in reading order is playable as p, q unless p decides
-    alone, and then as q, p unless q decides too; a second tile on a cell that only touches
-    the first one must follow it.  Which tiles decide alone depends on the start board only,
-    so the moves of two cells depend on those cells and two bits each.  The blocks of moves
-    are kept in rows by first cell, under the key ``second cell * 8 + its bits * 2 + joined``
-    (joined: the second cell touches only the first; the bits only matter, and only count,
-    when a tile on the first cell decides), and reused from the previous turn.
+    alone, and then as q, p unless q decides too; a second tile on a cell that touches only
+    the first one (*joined*) must follow it.  The moves of p, q are the four in the row of p
+    (:class:`_Row`), kept from earlier turns and games.  When no tile on the first cell
+    decides, which is almost always, a row hands the blocks of all its second cells to one
+    ``extend`` without a Python loop over the pairs; see :func:`_decisive_pairs` otherwise.
     """
     lp = state.light_parity
     board = state.board
     frontier = state.frontier
     adjacent = state.options.adjacent
-    memo = state.memo
-    cells = memo.cells
-    old_rows = memo.rows
-    rows: dict[int, _Row] = {}
     masks = _decisive_masks(state)
-    plain_keys = [cell * 8 for cell in frontier]
-    keys = [cell * 8 + mask * 2 for cell, mask in zip(frontier, masks, strict=True)]
-    moves: list[Move] = []
     candidates = set(frontier)
+    taken = board.keys() | candidates  # a cell next to a candidate but not taken is joined
+    shared = _SHARED
+    shared.turn_started()
+    rows = shared.rows
+    clock = shared.clock
+    flatten = chain.from_iterable
     south = STRIDE
-    new, set_placements, set_lifted = _new_object, _set_placements, _set_lifted
+    mask_of = dict(zip(frontier, masks, strict=True)) if any(masks) else {}
+    moves: list[Move] = []
     for index, cell in enumerate(frontier):
-        mask = masks[index]
-        firsts = cells.get(cell) or _placements(memo, cell, lp)
-        if mask:
-            moves.extend(Move((firsts[bit],)) for bit in (0, 1) if mask >> bit & 1)
-        if adjacent:
-            later = [
-                (keys if mask else plain_keys)[frontier.index(other)]
-                for other in (cell + 1, cell + south)
-                if other in candidates
-            ]
-        else:
-            later = (keys if mask else plain_keys)[index + 1 :]
-        if mask != 3:
-            for other in (cell - south, cell - 1, cell + 1, cell + south):
-                if other not in board and other not in candidates:
-                    later.append(other * 8 + 1)
-        row_key = cell * 8 + mask * 2 + lp
-        row = old_rows.get(row_key)
+        row = rows.get(cell * 2 + lp)
         if row is None:
-            row = {}
-        elif len(row) > 2 * len(later) + 8:
-            row = {key: row[key] for key in later if key in row}
-        rows[row_key] = row
-        found = list(map(row.get, later))
-        if None in found:
-            first, other_first = firsts
-            for position, key in enumerate(later):
-                if found[position] is not None:
-                    continue
-                if not mask and not key & 1 and key + 1 in row:
-                    # The cell used to touch only this one: the same moves, listed then.
-                    found[position] = row[key] = row.pop(key + 1)
-                    continue
-                second_cell = key >> 3
-                if not mask:
-                    shared = (cell, second_cell, lp)
-                    block = _PLAIN_BLOCKS.get(shared)
-                    if block is not None:
-                        found[position] = row[key] = block
-                        continue
-                second, third = cells.get(second_cell) or _placements(memo, second_cell, lp)
-                if mask:
-                    block = _decisive_pair_block(firsts, (second, third), mask, key)
-                else:
-                    # The usual case, built without the dataclass __init__: the hot loop of
-                    # random play.
-                    a = new(Move)
-                    set_placements(a, (first, second))
-                    set_lifted(a, None)
-                    b = new(Move)
-                    set_placements(b, (first, third))
-                    set_lifted(b, None)
-                    c = new(Move)
-                    set_placements(c, (other_first, second))
-                    set_lifted(c, None)
-                    d = new(Move)
-                    set_placements(d, (other_first, third))
-                    set_lifted(d, None)
-                    block = [a, b, c, d]
-                    if len(_PLAIN_BLOCKS) >= _PLAIN_BLOCK_LIMIT:
-                        _PLAIN_BLOCKS.clear()
-                    _PLAIN_BLOCKS[shared] = block
-                found[position] = row[key] = block
-        for listed in found:
-            moves += listed  # type: ignore[arg-type]
-    memo.rows = rows
+            row = shared.add_row(cell, lp)
+        row.used = clock
+        seconds: Iterable[CellId] = (
+            filter(candidates.__contains__, (cell + 1, cell + south))
+            if adjacent
+            else frontier[index + 1 :]
+        )
+        joined = filterfalse(taken.__contains__, neighbours(cell))
+        mask = masks[index]
+        if not mask:
+            moves += flatten(map(row.__getitem__, chain(seconds, joined)))
+        else:
+            moves += _decisive_pairs(row, mask, seconds, joined, mask_of)
     return moves
 
 
-def _placements(memo: _Memo, cell: CellId, lp: int) -> tuple[Placement, Placement]:
-    """The two tiles that fit ``cell``, Light-dominant first."""
-    pair = memo.cells.get(cell)
-    if pair is None:
-        light, dark = _fits(cell, lp)
-        pair = memo.cells[cell] = (_placement(cell, light), _placement(cell, dark))
-    return pair
-
-
-def _decisive_pair_block(
-    firsts: tuple[Placement, Placement],
-    seconds: tuple[Placement, Placement],
+def _decisive_pairs(
+    row: _Row,
     mask: int,
-    key: int,
+    seconds: Iterable[CellId],
+    joined: Iterable[CellId],
+    masks: dict[CellId, int],
 ) -> list[Move]:
-    """The moves of two cells when a tile on the first one decides the game on its own."""
-    joined = key & 1
-    other_mask = (key >> 1) & 3
-    block = []
-    for bit, first in enumerate(firsts):
-        for other_bit, second in enumerate(seconds):
-            if not mask >> bit & 1:
-                block.append(Move((first, second)))
-            elif not joined and not other_mask >> other_bit & 1:
-                block.append(Move((second, first)))
-    return block
+    """The moves whose first cell, in reading order, is ``row``'s cell when a tile there decides
+    alone (bit 0 of ``mask``: the Light-dominant tile, bit 1 the Dark-dominant one).
+
+    The moves are the values of the plain rows: the deciding tile alone, its pairs in the
+    order second cell then this one, and the pairs of the other tile.
+    """
+    deciding = [bit for bit in (0, 1) if mask >> bit & 1]
+    others = [bit for bit in (0, 1) if not mask >> bit & 1]
+    moves = [row.singles[bit] for bit in deciding]
+    for second in seconds:
+        block = row[second]
+        for bit in others:
+            moves += block[2 * bit : 2 * bit + 2]
+        reversed_block = _row(second, row.lp)[row.cell]
+        for second_bit in (0, 1):
+            if not masks[second] >> second_bit & 1:
+                moves += [reversed_block[2 * second_bit + bit] for bit in deciding]
+    for second in joined:
+        block = row[second]
+        for bit in others:
+            moves += block[2 * bit : 2 * bit + 2]
+    return moves
 
 
-_PLAIN_BLOCKS: dict[tuple[CellId, CellId, int], list[Move]] = {}
-"""The four moves of two cells when no tile on the first decides, by (first cell, second
-cell, Light parity): the same values in every game, so games share them instead of
-building them again (and the garbage collector meets fewer new objects).  Emptied when
-it reaches :data:`_PLAIN_BLOCK_LIMIT` entries (about 20 MB, measured)."""
-_PLAIN_BLOCK_LIMIT = 32_768
+def _row(cell: CellId, lp: int) -> _Row:
+    row = _SHARED.rows.get(cell * 2 + lp)
+    return _SHARED.add_row(cell, lp) if row is None else row
+
+
+class _Row(dict[CellId, tuple["Move", "Move", "Move", "Move"]]):
+    """The tiles that fit one cell, and the moves of the pairs that place a tile there first.
+
+    Keyed by the second cell, a block holds the four moves of the two cells, first tile
+    first, in the order (Light-dominant, Light-dominant), (Light, Dark), (Dark, Light),
+    (Dark, Dark); a block is built when first asked for (``__missing__``).  Rows live in
+    :data:`_SHARED`, under cell * 2 + Light parity, and are shared by every game.
+    """
+
+    __slots__ = ("cell", "lp", "firsts", "singles", "used")
+
+    def __init__(self, cell: CellId, lp: int) -> None:
+        super().__init__()
+        self.cell = cell
+        self.lp = lp
+        light, dark = _fits(cell, lp)
+        self.firsts = (_placement(cell, light), _placement(cell, dark))
+        """The two tiles that fit the cell, Light-dominant first."""
+        self.singles = (Move((self.firsts[0],)), Move((self.firsts[1],)))
+        """The moves that place one of them alone."""
+        self.used = 0
+        """The listing (:attr:`_Shared.clock`) that used the row last."""
+
+    def __missing__(self, second: CellId) -> tuple[Move, Move, Move, Move]:
+        first, other_first = self.firsts
+        light, dark = _row(second, self.lp).firsts
+        # Built without the dataclass __init__: the hot loop of random play.
+        new, set_placements, set_lifted = _new_object, _set_placements, _set_lifted
+        a = new(Move)
+        set_placements(a, (first, light))
+        set_lifted(a, None)
+        b = new(Move)
+        set_placements(b, (first, dark))
+        set_lifted(b, None)
+        c = new(Move)
+        set_placements(c, (other_first, light))
+        set_lifted(c, None)
+        d = new(Move)
+        set_placements(d, (other_first, dark))
+        set_lifted(d, None)
+        block = self[second] = (a, b, c, d)
+        _SHARED.blocks += 1
+        return block
+
+
+class _Shared:
+    """The rows of placements and pair moves that listing builds, kept for every later game.
+
+    Move values are immutable and the same in every game with the same Light parity, so one
+    table serves all games: listing builds only the pairs of cells it never met, and the
+    garbage collector meets few new objects.  When the table reaches :data:`_BLOCK_LIMIT`
+    blocks (about 20 MB), the rows used longest ago are dropped until it holds three
+    quarters of that: the cells near the first tile, which every game meets, stay.
+    """
+
+    __slots__ = ("rows", "blocks", "clock")
+
+    def __init__(self) -> None:
+        self.rows: dict[int, _Row] = {}
+        self.blocks = 0
+        """Blocks of pair moves in all rows, counting each row as one more."""
+        self.clock = 0
+        """Listings so far."""
+
+    def add_row(self, cell: CellId, lp: int) -> _Row:
+        row = self.rows[cell * 2 + lp] = _Row(cell, lp)
+        row.used = self.clock
+        self.blocks += 1
+        return row
+
+    def turn_started(self) -> None:
+        """Count a listing; make room first when the table is full."""
+        self.clock += 1
+        if self.blocks >= _BLOCK_LIMIT:
+            self.make_room()
+
+    def make_room(self) -> None:
+        """Drop the quarter of the blocks used longest ago, and the rows left empty and unused.
+
+        A block is listed only when both its cells are candidates, or the second touches
+        only the first, so the older of its two rows' last uses stands for its own.
+        """
+        rows = self.rows
+
+        def last_use(row: _Row, second: CellId) -> int:
+            other = rows.get(second * 2 + row.lp)
+            return 0 if other is None else min(row.used, other.used)
+
+        uses = sorted(last_use(row, second) for row in rows.values() for second in row)
+        cut = uses[len(uses) // 4] if uses else self.clock
+        for key, row in list(rows.items()):
+            stale = [second for second in row if last_use(row, second) <= cut]
+            for second in stale:
+                del row[second]
+            self.blocks -= len(stale)
+            if not row and row.used <= cut:
+                del rows[key]
+                self.blocks -= 1
+
+    def clear(self) -> None:
+        """Forget every row (a row in use keeps working)."""
+        self.rows.clear()
+        self.blocks = 0
+
+
+_BLOCK_LIMIT = 32_768
+_SHARED = _Shared()
 _new_object = object.__new__
 _set_placements = Move.__dict__["placements"].__set__
 _set_lifted = Move.__dict__["lifted"].__set__
@@ -1320,7 +1342,7 @@ def _tile_moves(state: State) -> Iterator[Move]:
         }
         destinations.discard(origin)
         for cell in sorted(destinations):
-            for placement in _placements(state.memo, cell, lp):
+            for placement in _placements(cell, lp):
                 yield Move((placement,), number)
 
 
@@ -1380,7 +1402,6 @@ def _play_tile_move(state: State, move: Move) -> State:
         board,
         _frontier(board),
         lp,
-        state.memo.hand_on(),
     )
     return _stalemate_check(next_state)
 
@@ -1430,7 +1451,6 @@ def _state(
     movement_turns: int,
     result: Outcome | None,
     final_scores: tuple[int, int] | None,
-    memo: _Memo,
 ) -> State:
     board = dict(tiles)
     return State(
@@ -1446,7 +1466,6 @@ def _state(
         board,
         _frontier(board),
         _light_parity(tiles),
-        memo,
     )
 
 

@@ -575,7 +575,7 @@ def test_moves_shared_between_games_list_as_freshly_built_ones() -> None:
         state = che.new_game(che.parse_options(""))
         while che.outcome(state) is None:
             shared = [che.move_text(m) for m in che.legal_moves(state)]
-            che._PLAIN_BLOCKS.clear()
+            che._SHARED.clear()
             fresh = che.from_data(che.to_data(state))
             assert [che.move_text(m) for m in che.legal_moves(fresh)] == shared
             state = che.play(state, rng.choice(list(che.legal_moves(state))))
