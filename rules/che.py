@@ -206,12 +206,42 @@ class Placement:
         return f"{self.tile}({self.x},{self.y})"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False, repr=False)
 class Move:
-    """A turn: tiles placed in canonical order, or (``lifted`` = N) tile N moved (§4, §9)."""
+    """A turn: tiles placed in canonical order, or (``lifted`` = N) tile N moved (§4, §9).
 
-    placements: tuple[Placement, ...]
-    lifted: int | None = None
+    Made from its placements, ``Move((a, b))``, and read through :attr:`placements`.  The
+    first two placements have slots of their own, the rest a tuple (shared and empty for
+    most moves), so that a pair move is one object: a turn lists about 1,100 of them and
+    keeps them between games (see :class:`_Row`), and a tuple per move would double both
+    the memory and the objects the garbage collector walks.
+    """
+
+    first: Placement | None
+    second: Placement | None
+    more: tuple[Placement, ...]
+    lifted: int | None
+
+    def __init__(self, placements: Sequence[Placement], lifted: int | None = None) -> None:
+        count = len(placements)
+        object.__setattr__(self, "first", placements[0] if count else None)
+        object.__setattr__(self, "second", placements[1] if count > 1 else None)
+        object.__setattr__(self, "more", tuple(placements[2:]))
+        object.__setattr__(self, "lifted", lifted)
+
+    @property
+    def placements(self) -> tuple[Placement, ...]:
+        """The tiles placed, in order."""
+        first, second = self.first, self.second
+        if first is None:
+            return ()
+        if second is None:
+            return (first,)
+        return (first, second, *self.more)
+
+    def __repr__(self) -> str:
+        lifted = "" if self.lifted is None else f", {self.lifted}"
+        return f"Move({self.placements!r}{lifted})"
 
     def __str__(self) -> str:
         return move_text(self)
@@ -1111,22 +1141,40 @@ def _decisive_pairs(
     The moves are the values of the plain rows: the deciding tile alone, its pairs in the
     order second cell then this one, and the pairs of the other tile.
     """
-    deciding = [bit for bit in (0, 1) if mask >> bit & 1]
-    others = [bit for bit in (0, 1) if not mask >> bit & 1]
-    moves = [row.singles[bit] for bit in deciding]
+    moves = [row.singles[bit] for bit in (0, 1) if mask >> bit & 1]
+    kept = _KEPT[mask]
+    reversed_picks = _REVERSED_PICKS[mask]
+    lp, cell = row.lp, row.cell
     for second in seconds:
-        block = row[second]
-        for bit in others:
-            moves += block[2 * bit : 2 * bit + 2]
-        reversed_block = _row(second, row.lp)[row.cell]
-        for second_bit in (0, 1):
-            if not masks[second] >> second_bit & 1:
-                moves += [reversed_block[2 * second_bit + bit] for bit in deciding]
-    for second in joined:
-        block = row[second]
-        for bit in others:
-            moves += block[2 * bit : 2 * bit + 2]
+        if kept:
+            moves += map(row[second].__getitem__, kept)
+        picks = reversed_picks[masks[second]]
+        if picks:
+            moves += map(_row(second, lp)[cell].__getitem__, picks)
+    if kept:
+        for second in joined:
+            moves += map(row[second].__getitem__, kept)
     return moves
+
+
+_KEPT = ((0, 1, 2, 3), (2, 3), (0, 1), ())
+"""By the decisive bits of a first cell: the moves of a block whose first tile does not
+decide (blocks hold (Light, Light), (Light, Dark), (Dark, Light), (Dark, Dark))."""
+_REVERSED_PICKS = tuple(
+    tuple(
+        tuple(
+            2 * second_bit + bit
+            for second_bit in (0, 1)
+            if not second_mask >> second_bit & 1
+            for bit in (0, 1)
+            if mask >> bit & 1
+        )
+        for second_mask in range(4)
+    )
+    for mask in range(4)
+)
+"""By the decisive bits of the first cell, then of the second: the moves of the block that
+places the second cell first which put a deciding tile last after one that does not decide."""
 
 
 def _row(cell: CellId, lp: int) -> _Row:
@@ -1159,22 +1207,13 @@ class _Row(dict[CellId, tuple["Move", "Move", "Move", "Move"]]):
 
     def __missing__(self, second: CellId) -> tuple[Move, Move, Move, Move]:
         first, other_first = self.firsts
-        light, dark = _row(second, self.lp).firsts
-        # Built without the dataclass __init__: the hot loop of random play.
-        new, set_placements, set_lifted = _new_object, _set_placements, _set_lifted
-        a = new(Move)
-        set_placements(a, (first, light))
-        set_lifted(a, None)
-        b = new(Move)
-        set_placements(b, (first, dark))
-        set_lifted(b, None)
-        c = new(Move)
-        set_placements(c, (other_first, light))
-        set_lifted(c, None)
-        d = new(Move)
-        set_placements(d, (other_first, dark))
-        set_lifted(d, None)
-        block = self[second] = (a, b, c, d)
+        second_row = _row(second, self.lp)
+        light, dark = second_row.firsts
+        a = _pair_move(first, light)
+        b = _pair_move(first, dark)
+        c = _pair_move(other_first, light)
+        d = _pair_move(other_first, dark)
+        block = self[second_row.cell] = (a, b, c, d)  # a key that other rows share
         _SHARED.blocks += 1
         return block
 
@@ -1239,10 +1278,24 @@ class _Shared:
         self.blocks = 0
 
 
-_BLOCK_LIMIT = 32_768
+_BLOCK_LIMIT = 52_000
 _SHARED = _Shared()
+
+
+def _pair_move(first: Placement, second: Placement) -> Move:
+    """``Move((first, second))`` built without ``__init__``: the hot loop of random play."""
+    move = _new_object(Move)
+    _set_first(move, first)
+    _set_second(move, second)
+    _set_more(move, ())
+    _set_lifted(move, None)
+    return move
+
+
 _new_object = object.__new__
-_set_placements = Move.__dict__["placements"].__set__
+_set_first = Move.__dict__["first"].__set__
+_set_second = Move.__dict__["second"].__set__
+_set_more = Move.__dict__["more"].__set__
 _set_lifted = Move.__dict__["lifted"].__set__
 
 
