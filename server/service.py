@@ -173,7 +173,11 @@ class RoomService:
                 return new.version
             if result.duplicate:
                 return result.version
-            self._cache.pop(room_id, None)  # someone else committed first: read again
+            current = self._cache.get(room_id)
+            if current is None or current.room.version != result.version:
+                self._cache.pop(room_id, None)  # someone else committed first: read again
+            # else another command of this process committed first (a spectator count during
+            # a move, say) and the cache holds what it committed: decide again from there.
         raise BusyError("the room kept changing; try again")
 
     async def catch_up(self, room_id: RoomId, version: int | None) -> tuple[int, list[bytes]]:

@@ -1,15 +1,18 @@
-"""The room service against a real Redis: a cache left behind by another process's commit."""
+"""The room service against a real Redis: a cache left behind by another process's commit,
+and commands of one process racing for a room."""
 
 from __future__ import annotations
 
+import asyncio
 from types import ModuleType
 
+import pytest
 import redis.asyncio as aioredis
 
 from server import store
 from server.fanout import Fanout
 from server.metrics import Metrics
-from server.rooms import Move, SeatHolder, new_room
+from server.rooms import Move, SeatHolder, SetSpectators, new_room
 from server.service import RoomService
 
 ANN = SeatHolder("g:ann", "Ann")
@@ -32,3 +35,31 @@ async def test_a_move_seen_elsewhere_refreshes_a_stale_cache_instead_of_refusing
     assert await first.command("r1", Move(BOB.id, 1, "b1")) == 2
     loaded = await store.load_room(redis_client, "r1")
     assert loaded is not None and loaded.room.record == ("a1", "b1")
+
+
+async def test_two_commands_of_one_process_racing_for_a_room_both_apply_from_the_cache(
+    redis_client: aioredis.Redis, ttt: ModuleType, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A spectator count committed while a move's commit is under way makes the move's commit
+    fail once; the move is decided again from what this process committed, without reading
+    the room from Redis again, and both changes are kept."""
+    await store.create_room(redis_client, new_room("r2", "tictactoe", "", (ANN, BOB)))
+    service = RoomService(redis_client, Fanout(redis_client, "a"), Metrics(), "a")
+    await service.room("r2")
+    loads = 0
+    load_room = store.load_room
+
+    async def counting_load_room(client: aioredis.Redis, room_id: str) -> store.Loaded | None:
+        nonlocal loads
+        loads += 1
+        return await load_room(client, room_id)
+
+    monkeypatch.setattr(store, "load_room", counting_load_room)
+    versions = await asyncio.gather(
+        service.command("r2", SetSpectators(3)), service.command("r2", Move(ANN.id, 0, "a1"))
+    )
+    assert sorted(versions) == [1, 2]
+    assert loads == 0
+    loaded = await load_room(redis_client, "r2")
+    assert loaded is not None
+    assert (loaded.room.version, loaded.room.spectators, loaded.room.record) == (2, 3, ("a1",))
