@@ -1039,7 +1039,8 @@ def _decisive_masks(state: State) -> list[int]:
     bit 1: the Dark-dominant one.
 
     Under the standard rules a tile can close a region only if it fills one of its corners,
-    so only the corners whose three other cells hold tiles are searched.
+    so only the corners whose three other cells hold tiles are searched, and a filled corner
+    on the tile's band only when its other end is filled as well.
     """
     board = state.board
     options = state.options
@@ -1074,12 +1075,20 @@ def _decisive_masks(state: State) -> list[int]:
         mask = 0
         if filled:
             for bit, letter in enumerate(_fits(cell, lp)):
+                # A corner on the tile's band is in the region of the band's other end,
+                # which must be filled too for the region to close.
+                ends = (cell, cell + south + 1) if _LEFT[letter] else (cell + 1, cell + south)
+                searched = [
+                    vertex
+                    for vertex in filled
+                    if vertex not in ends or (ends[0] in filled and ends[1] in filled)
+                ]
+                if not searched:
+                    continue
                 trial[cell] = letter
-                for vertex in filled:
-                    if _closes(trial, vertex):
-                        mask |= 1 << bit
-                        break
-            del trial[cell]
+                if any(_closes(trial, vertex) for vertex in searched):
+                    mask |= 1 << bit
+                del trial[cell]
         masks.append(mask)
     return masks
 
@@ -1090,9 +1099,9 @@ def _pair_moves(state: State) -> list[Move]:
     The pair {p, q} with p before q in reading order is playable as p, q unless p decides
     alone, and then as q, p unless q decides too; a second tile on a cell that touches only
     the first one (*joined*) must follow it.  The moves of p, q are the four in the row of p
-    (:class:`_Row`), kept from earlier turns and games.  When no tile on the first cell
-    decides, which is almost always, a row hands the blocks of all its second cells to one
-    ``extend`` without a Python loop over the pairs; see :func:`_decisive_pairs` otherwise.
+    (:class:`_Row`), kept from earlier turns and games, so when no tile on the first cell
+    decides, which is almost always, listing a pair is one lookup and one ``+=`` of a tuple
+    (no iterator per block); see :func:`_decisive_pairs` otherwise.
     """
     lp = state.light_parity
     board = state.board
@@ -1105,7 +1114,6 @@ def _pair_moves(state: State) -> list[Move]:
     shared.turn_started()
     rows = shared.rows
     clock = shared.clock
-    flatten = chain.from_iterable
     south = STRIDE
     mask_of = dict(zip(frontier, masks, strict=True)) if any(masks) else {}
     moves: list[Move] = []
@@ -1122,7 +1130,8 @@ def _pair_moves(state: State) -> list[Move]:
         joined = filterfalse(taken.__contains__, neighbours(cell))
         mask = masks[index]
         if not mask:
-            moves += flatten(map(row.__getitem__, chain(seconds, joined)))
+            for second in chain(seconds, joined):
+                moves += row[second]
         else:
             moves += _decisive_pairs(row, mask, seconds, joined, mask_of)
     return moves
@@ -1256,15 +1265,16 @@ class _Shared:
         only the first, so the older of its two rows' last uses stands for its own.
         """
         rows = self.rows
-
-        def last_use(row: _Row, second: CellId) -> int:
-            other = rows.get(second * 2 + row.lp)
-            return 0 if other is None else min(row.used, other.used)
-
-        uses = sorted(last_use(row, second) for row in rows.values() for second in row)
-        cut = uses[len(uses) // 4] if uses else self.clock
-        for key, row in list(rows.items()):
-            stale = [second for second in row if last_use(row, second) <= cut]
+        row_uses = {key: row.used for key, row in rows.items()}
+        uses: dict[int, list[int]] = {}
+        for key, row in rows.items():
+            last, lp = row.used, row.lp
+            uses[key] = [min(last, row_uses.get(second * 2 + lp, 0)) for second in row]
+        ordered = sorted(chain.from_iterable(uses.values()))
+        cut = ordered[len(ordered) // 4] if ordered else self.clock
+        for key, block_uses in uses.items():
+            row = rows[key]
+            stale = [second for second, use in zip(row, block_uses, strict=True) if use <= cut]
             for second in stale:
                 del row[second]
             self.blocks -= len(stale)
