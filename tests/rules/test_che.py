@@ -579,3 +579,33 @@ def test_moves_shared_between_games_list_as_freshly_built_ones() -> None:
             fresh = che.from_data(che.to_data(state))
             assert [che.move_text(m) for m in che.legal_moves(fresh)] == shared
             state = che.play(state, rng.choice(list(che.legal_moves(state))))
+
+
+def test_a_full_share_drops_its_oldest_blocks_and_lists_the_same_moves(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """With room for few blocks the share keeps making room: its count stays exact and
+    bounded, and every listing is still exact."""
+    limit = 600
+    monkeypatch.setattr(che, "_BLOCK_LIMIT", limit)
+    che._SHARED.clear()
+    rng = random.Random(8)
+    made_room = 0
+    for _ in range(4):
+        state = che.new_game(che.parse_options(""))
+        while che.outcome(state) is None:
+            before = che._SHARED.blocks
+            listed = list(che.legal_moves(state))
+            made_room += che._SHARED.blocks < before
+            rows = che._SHARED.rows.values()
+            assert che._SHARED.blocks == sum(len(row) + 1 for row in rows)
+            if che.quota(state) == 2:
+                assert che._SHARED.blocks < limit + len(listed)
+                assert len(set(listed)) == len(listed)
+                assert set(listed) == set(che._placement_sets(state, 2))
+                kept = che._SHARED.blocks
+                assert list(che.legal_moves(state)) == listed
+                if kept < limit:
+                    assert che._SHARED.blocks == kept, "listing again builds nothing"
+            state = che.play(state, rng.choice(listed))
+    assert made_room
