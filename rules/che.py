@@ -82,7 +82,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import lru_cache
-from itertools import chain, filterfalse, islice
+from itertools import chain, islice
 from typing import TypeAlias
 
 from rules.api import (
@@ -1078,17 +1078,13 @@ def _decisive_masks(state: State) -> list[int]:
                 # A corner on the tile's band is in the region of the band's other end,
                 # which must be filled too for the region to close.
                 ends = (cell, cell + south + 1) if _LEFT[letter] else (cell + 1, cell + south)
-                searched = [
-                    vertex
-                    for vertex in filled
-                    if vertex not in ends or (ends[0] in filled and ends[1] in filled)
-                ]
-                if not searched:
-                    continue
+                both = ends[0] in filled and ends[1] in filled
                 trial[cell] = letter
-                if any(_closes(trial, vertex) for vertex in searched):
-                    mask |= 1 << bit
-                del trial[cell]
+                for vertex in filled:
+                    if (both or vertex not in ends) and _closes(trial, vertex):
+                        mask |= 1 << bit
+                        break
+            del trial[cell]
         masks.append(mask)
     return masks
 
@@ -1127,12 +1123,15 @@ def _pair_moves(state: State) -> list[Move]:
             if adjacent
             else frontier[index + 1 :]
         )
-        joined = filterfalse(taken.__contains__, neighbours(cell))
         mask = masks[index]
         if not mask:
-            for second in chain(seconds, joined):
+            for second in seconds:
                 moves += row[second]
+            for second in row.around:
+                if second not in taken:
+                    moves += row[second]
         else:
+            joined = [second for second in row.around if second not in taken]
             moves += _decisive_pairs(row, mask, seconds, joined, mask_of)
     return moves
 
@@ -1200,12 +1199,13 @@ class _Row(dict[CellId, tuple["Move", "Move", "Move", "Move"]]):
     :data:`_SHARED`, under cell * 2 + Light parity, and are shared by every game.
     """
 
-    __slots__ = ("cell", "lp", "firsts", "singles", "used")
+    __slots__ = ("cell", "lp", "around", "firsts", "singles", "used")
 
     def __init__(self, cell: CellId, lp: int) -> None:
         super().__init__()
         self.cell = cell
         self.lp = lp
+        self.around = neighbours(cell)
         light, dark = _fits(cell, lp)
         self.firsts = (_placement(cell, light), _placement(cell, dark))
         """The two tiles that fit the cell, Light-dominant first."""
