@@ -71,6 +71,15 @@ def _diff(old: PlainData, new: PlainData, path: Path, ops: list[Op]) -> None:
         else:
             ops.append([SET, path, new])
     elif isinstance(new, dict):
+        if old.keys() == new.keys():  # the usual case: nothing to add or delete
+            for key, value in new.items():
+                before = old[key]
+                if type(before) is not type(value) or before != value:
+                    if isinstance(value, _CONTAINERS):
+                        _diff(before, value, [*path, key], ops)
+                    else:  # a changed scalar (the usual case), without a call
+                        ops.append([SET, [*path, key], value])
+            return
         for key in old:
             if key not in new:
                 ops.append([DELETE, [*path, key]])
@@ -80,10 +89,7 @@ def _diff(old: PlainData, new: PlainData, path: Path, ops: list[Op]) -> None:
             else:
                 before = old[key]
                 if type(before) is not type(value) or before != value:
-                    if isinstance(value, _CONTAINERS):
-                        _diff(before, value, [*path, key], ops)
-                    else:  # a changed scalar (the usual case), without a call
-                        ops.append([SET, [*path, key], value])
+                    _diff(before, value, [*path, key], ops)
     elif isinstance(new, _SEQUENCES):
         if old != new:
             _diff_lists(old, new, path, ops)
