@@ -2,13 +2,16 @@
 
 The search sees a game only through the GameRules functions, so every registered game (and
 every option set) gets the same bot.  The swap on move 2 is an ordinary move to it, valued for
-the colour its player ends up with.  Two game-agnostic biases make the few playouts of slow
-games count: the root plays a move that wins at once and avoids moves that lose at once, and a
-playout move, where the legal moves are many, is the first of a few random candidates that
-wins at once (else one that does not lose at once).  All-moves-as-first statistics (RAVE)
-share what a move did anywhere in a playout with its siblings in the tree, which helps the
-placement games most.  Pure apart from the clock it reads to respect a time budget
-(injectable) and the random generator it is given.  Imports ``rules`` only.
+the colour its player ends up with.  A few game-agnostic biases make the few playouts of slow
+games count: the root plays a move that wins at once and avoids moves that lose at once; a root
+move whose replies are few enough has them all played when it is first expanded, and is dropped
+if one of them wins at once for the opponent; a playout move is the best of a few random
+candidates, one that wins at once first, else the one that gains its mover the most points
+where the game keeps a score during play (else one that does not lose at once).
+All-moves-as-first statistics (RAVE) share what a move did anywhere in a playout with its
+siblings in the tree, which helps the placement games most.  Pure apart from the clock it reads
+to respect a time budget (injectable) and the random generator it is given.  Imports ``rules``
+only.
 """
 
 from __future__ import annotations
@@ -38,12 +41,13 @@ that wins at once: listing many moves costs about as much as playing a few, so t
 a winning move at most doubles the cost of a ply (and games with few moves play uniformly)."""
 MAX_TRIES = 16
 SCAN_LIMIT = 256
-"""A root move whose replies are at most this many has them all played at its first expansion,
-to find one that wins at once (an anti-decisive check: two plies, and the positions are kept
-for the tree); longer lists would cost more than the search learns from them."""
-SCORED_TRIES = 4
+"""A root move whose replies are at most this many has them all played when the search first
+reaches it, to find one that wins at once (an anti-decisive check: two plies, and the positions
+are kept for the tree); longer lists would cost more than the search learns from them."""
+SCORED_TRIES = 2
 """Candidates a playout ply compares at least where the game scores during play (by points
-gained), so that playouts take the points a random mover would miss."""
+gained), so that playouts take some of the points a random mover would miss.  Two did best in
+Osbox: one leaves the playouts blind to knots, four make them cost more than they tell."""
 CLOCK_EVERY = 64
 """The root's scan of the legal moves (for a win or a loss at once) reads the clock this often,
 so that even a huge move list cannot overrun the time budget."""
@@ -165,9 +169,6 @@ def _iterate(game: GameRules, root: _Node, rng: random.Random) -> None:
                 break
             pending = node.pending = [(move, None) for move in game.legal_moves(node.state)]
             rng.shuffle(pending)
-            if len(path) == 2 and len(pending) <= SCAN_LIMIT and _scan_replies(game, node, mover):
-                _backup(path, mover, [])
-                return
         if pending:
             move, after = pending.pop()
             if after is None:
@@ -175,6 +176,11 @@ def _iterate(game: GameRules, root: _Node, rng: random.Random) -> None:
             child = _Node(move, after, game.to_move(node.state))
             node.children.append(child)
             path.append(child)
+            if node is root:
+                refuter = _refuting_winner(game, child, rng)
+                if refuter is not None:
+                    _backup(path, refuter, [])
+                    return
             node = child
             break
         if not node.children:
@@ -186,20 +192,28 @@ def _iterate(game: GameRules, root: _Node, rng: random.Random) -> None:
     _backup(path, winner, played)
 
 
-def _scan_replies(game: GameRules, node: _Node, mover: Seat) -> bool:
-    """Play every reply listed in a root child's ``pending``, keeping the positions for its
-    expansion; mark it refuted (and say so) when one of them wins at once for its mover."""
-    assert node.pending is not None
+def _refuting_winner(game: GameRules, node: _Node, rng: random.Random) -> Seat | None:
+    """List a new root child's replies and, where they are few enough, play them all (keeping
+    the positions for its expansion); if one wins at once, mark the child refuted and return
+    the winner."""
     state = node.state
-    for index, (move, _) in enumerate(node.pending):
+    mover = game.to_move(state)
+    if mover is None:
+        return None
+    pending = node.pending = [(move, None) for move in game.legal_moves(state)]
+    rng.shuffle(pending)
+    if len(pending) > SCAN_LIMIT:
+        return None
+    for index, (move, _) in enumerate(pending):
         after = game.play(state, move)
-        node.pending[index] = (move, after)
+        pending[index] = (move, after)
         if game.to_move(after) is None:
             outcome = game.outcome(after)
-            if outcome is not None and outcome.winner is _reward_seat(mover, move):
+            winner = _reward_seat(mover, move)
+            if outcome is not None and outcome.winner is winner:
                 node.refuted = True
-                return True
-    return False
+                return winner
+    return None
 
 
 def _backup(path: list[_Node], winner: Reward, played: list[tuple[Seat, Any]]) -> None:

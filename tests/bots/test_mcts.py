@@ -165,7 +165,7 @@ def lets_win_at_once(game: GameRules, state: Any, seat: Seat) -> bool:
     return any(ends_with(game, state, m) is seat for m in game.legal_moves(state))
 
 
-BEATS_RANDOM_PLAYOUTS = 30
+BEATS_RANDOM_PLAYOUTS = 15
 BEATS_RANDOM_GAMES = 6
 SHORT_OF_RANDOM = {
     "osbox": "a random opponent draws 0-0 and the search rarely closes a thick knot in time",
