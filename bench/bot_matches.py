@@ -7,7 +7,8 @@ processes; then it prints each match's win rate with a 95% Wilson interval next 
 of issue 15 (48/50, 40/50 and 60%).  A swap exchanges the players' colours, as in a room.
 Draws and games cut at :data:`MAX_PLIES` count as not won.  A level's time cap counts the
 worker's CPU time, not the wall clock, so that a match on a shared machine plays as it would on
-a quiet one (and repeats, seed for seed, where the playout caps bind).
+a quiet one (and repeats, seed for seed, where the playout caps bind).  The column ``as 1st``
+counts the wins in the games the player started as FIRST (the even-numbered half).
 """
 
 from __future__ import annotations
@@ -167,14 +168,15 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     print(f"{len(tasks)} games in {elapsed:.0f} s on {args.workers} workers")
     header = (
-        f"{'game':8} {'match':16} {'won':>7} {'draws':>5} {'rate':>5} {'95% CI':>13} "
-        f"{'target':>6} {'plies':>5} {'cpu s':>6}"
+        f"{'game':8} {'match':16} {'won':>7} {'as 1st':>6} {'draws':>5} {'rate':>5} "
+        f"{'95% CI':>13} {'target':>6} {'plies':>5} {'cpu s':>6}"
     )
     print(header)
     for name in names:
         for match in matches:
             played = results[name, match]
             wins = sum(r.won for r in played)
+            first = sum(r.won for r in played if r.task.index % 2 == 0)
             draws = sum(r.drawn for r in played)
             low, high = wilson(wins, len(played))
             rate = wins / len(played) if played else 0.0
@@ -182,9 +184,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             plies = sum(r.plies for r in played) / max(1, len(played))
             seconds = sum(r.seconds for r in played) / max(1, len(played))
             print(
-                f"{name:8} {match.label:16} {wins:>3}/{len(played):<3} {draws:5} {rate:5.2f} "
-                f"[{low:4.2f}, {high:4.2f}] {match.target:6.2f} {plies:5.0f} {seconds:6.1f} "
-                f"{verdict}"
+                f"{name:8} {match.label:16} {wins:>3}/{len(played):<3} {first:6} {draws:5} "
+                f"{rate:5.2f} [{low:4.2f}, {high:4.2f}] {match.target:6.2f} {plies:5.0f} "
+                f"{seconds:6.1f} {verdict}"
             )
     return 0
 
