@@ -23,6 +23,16 @@ def test_levels_search_more_as_they_rise() -> None:
     assert LEVELS[4].seconds == pytest.approx(1.0)
 
 
+def test_levels_are_spaced_widely() -> None:
+    """Each level searches about three times as much as the one below, by whichever cap binds,
+    so the one above wins most games between them (see the match bench)."""
+    for low, high in itertools.pairwise(LEVELS[n] for n in sorted(LEVELS)):
+        assert low.seconds is not None and high.seconds is not None
+        assert high.seconds >= 2.5 * low.seconds
+        if low.playouts is not None:
+            assert high.playouts is None or high.playouts >= 3 * low.playouts
+
+
 def test_find_level_refuses_an_unknown_level() -> None:
     assert find_level(2) is LEVELS[2]
     with pytest.raises(ValueError, match="unknown bot level 7"):
