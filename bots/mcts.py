@@ -60,7 +60,7 @@ class _Node:
     """A position in the tree; ``seat`` is the colour whose wins count here (its mover's).
 
     ``pending`` holds the moves not yet expanded, with their positions where already known
-    (the root's); it is listed at the node's first expansion, so leaves cost no move listing.
+    (the root's, and a root child's once its replies have been scanned); it is listed at the node's first expansion, so leaves cost no move listing.
     ``key`` is (mover, move), the move as the all-moves-as-first statistics see it.
     ``refuted`` marks a root move after which the opponent has a move that wins at once.
     """
@@ -164,8 +164,7 @@ def _iterate(game: GameRules, root: _Node, rng: random.Random) -> None:
     while True:
         pending = node.pending
         if pending is None:
-            mover = game.to_move(node.state)
-            if mover is None:
+            if game.to_move(node.state) is None:
                 break
             pending = node.pending = [(move, None) for move in game.legal_moves(node.state)]
             rng.shuffle(pending)
@@ -300,7 +299,7 @@ def _playout(
                 if winner is mover:
                     record((mover, move))
                     return mover
-                rank = -1e9 if winner is None else -2e9
+                rank = -1e9 if winner is None else -2e9  # below any score difference
             else:
                 points = scores(after)
                 rank = 0.0 if points is None else points[mover] - points[1 - mover]
