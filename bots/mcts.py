@@ -60,7 +60,8 @@ class _Node:
     """A position in the tree; ``seat`` is the colour whose wins count here (its mover's).
 
     ``pending`` holds the moves not yet expanded, with their positions where already known
-    (the root's, and a root child's once its replies have been scanned); it is listed at the node's first expansion, so leaves cost no move listing.
+    (the root's, and a root child's once its replies have been scanned); it is listed at the
+    node's first expansion, so leaves cost no move listing.
     ``key`` is (mover, move), the move as the all-moves-as-first statistics see it.
     ``refuted`` marks a root move after which the opponent has a move that wins at once.
     """
