@@ -425,6 +425,7 @@ async def play(
     server_cpu = sum(map(process_cpu, args.server_pids))
     redis_cpu = process_cpu(args.redis_pid)
     own_cpu = sum(os.times()[:2])
+    commands = await redis.info("commandstats")
     started = time.perf_counter()
     await asyncio.sleep(args.seconds)
     elapsed = time.perf_counter() - started
@@ -436,6 +437,7 @@ async def play(
         "server_cpu": sum(map(process_cpu, args.server_pids)) - server_cpu,
         "redis_cpu": process_cpu(args.redis_pid) - redis_cpu,
         "load_cpu": sum(os.times()[:2]) - own_cpu,
+        "redis_commands": command_seconds(await redis.info("commandstats"), commands),
     }
     stop.set()
     if sampler is not None:
@@ -478,6 +480,15 @@ async def play_game(
         if swap:
             holders.reverse()
     return True
+
+
+def command_seconds(after: dict[str, Any], before: dict[str, Any]) -> dict[str, float]:
+    """Seconds Redis spent running each command between two ``INFO commandstats``."""
+    spent = {}
+    for name, figures in after.items():
+        earlier = before.get(name, {}).get("usec", 0)
+        spent[name.removeprefix("cmdstat_")] = (figures["usec"] - earlier) / 1e6
+    return spent
 
 
 def token(player: Player) -> str:
@@ -689,6 +700,13 @@ def report(args: argparse.Namespace, stats: Stats) -> None:
         f"server {1e6 * result['server_cpu'] / moves:6.0f} us, "
         f"redis {1e6 * result['redis_cpu'] / moves:6.0f} us, "
         f"load generator {1e6 * result['load_cpu'] / moves:6.0f} us"
+    )
+    # The rest of Redis's CPU is its event loop, the sockets and the append-only file; the
+    # commands a script runs count both on their own and in the script's evalsha.
+    spent = sorted(result["redis_commands"].items(), key=lambda kv: -kv[1])
+    print(
+        "redis per move     "
+        + ", ".join(f"{name} {1e6 * seconds / moves:.0f} us" for name, seconds in spent[:6])
     )
     if stats.errors:
         print(f"refused moves: {dict(stats.errors)}")
