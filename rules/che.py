@@ -214,8 +214,8 @@ class Move:
     Made from its placements, ``Move((a, b))``, and read through :attr:`placements`.  The
     first two placements have slots of their own, the rest a tuple (shared and empty for
     most moves), so that a pair move is one object: a turn lists about 1,100 of them and
-    keeps them between games (see :class:`_Row`), and a tuple per move would double both
-    the memory and the objects the garbage collector walks.
+    keeps them between games (see :class:`_Row`), and a tuple per move would nearly double
+    their memory and double the objects the garbage collector walks.
     """
 
     first: Placement | None
