@@ -84,6 +84,9 @@ def random_games(rules: GameRules, options: str, count: int, seed: int) -> list[
 class Stats:
     def __init__(self) -> None:
         self.moves = 0
+        """Moves acknowledged in the timed window."""
+        self.all_moves = 0
+        """Moves acknowledged in the whole run (a profile covers all of it)."""
         self.round_trips: list[float] = []
         self.sent: dict[str, dict[int, float]] = defaultdict(dict)
         """Per room: when the move that committed each version was sent."""
@@ -472,6 +475,7 @@ async def play_game(
         except ServerReplyError as error:
             stats.errors[error.code] += 1
             return False
+        stats.all_moves += 1
         if stats.measuring:
             stats.round_trips.append(time.perf_counter() - sent)
             stats.moves += 1
@@ -662,7 +666,7 @@ def main(argv: list[str] | None = None) -> int:
             if args.stacks is not None:
                 shutil.copyfile(args.sample_path, args.stacks)
         if profile is not None and profile.exists():
-            print_profile(profile, stats.games_finished and args.result["moves"])
+            print_profile(profile, stats.all_moves)
     return 0
 
 
