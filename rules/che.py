@@ -79,11 +79,12 @@ Decisions where the spec leaves a choice or where this module departs from it:
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import lru_cache
 from itertools import chain, islice
+from operator import itemgetter
 from typing import TypeAlias
 
 from rules.api import (
@@ -1156,27 +1157,38 @@ def _decisive_pairs(
     lp, cell = row.lp, row.cell
     for second in seconds:
         if kept:
-            moves += map(row[second].__getitem__, kept)
+            moves += kept(row[second])
         picks = reversed_picks[masks[second]]
         if picks:
-            moves += map(_row(second, lp)[cell].__getitem__, picks)
+            moves += picks(_row(second, lp)[cell])
     if kept:
         for second in joined:
-            moves += map(row[second].__getitem__, kept)
+            moves += kept(row[second])
     return moves
 
 
-_KEPT = ((0, 1, 2, 3), (2, 3), (0, 1), ())
+def _picker(indices: tuple[int, ...]) -> Callable[[Sequence[Move]], Sequence[Move]] | None:
+    """A function that takes the moves at ``indices`` from a block (None for no index)."""
+    if not indices:
+        return None
+    if len(indices) == 1:
+        return lambda block: block[indices[0] : indices[0] + 1]
+    return itemgetter(*indices)
+
+
+_KEPT = tuple(map(_picker, ((0, 1, 2, 3), (2, 3), (0, 1), ())))
 """By the decisive bits of a first cell: the moves of a block whose first tile does not
 decide (blocks hold (Light, Light), (Light, Dark), (Dark, Light), (Dark, Dark))."""
 _REVERSED_PICKS = tuple(
     tuple(
-        tuple(
-            2 * second_bit + bit
-            for second_bit in (0, 1)
-            if not second_mask >> second_bit & 1
-            for bit in (0, 1)
-            if mask >> bit & 1
+        _picker(
+            tuple(
+                2 * second_bit + bit
+                for second_bit in (0, 1)
+                if not second_mask >> second_bit & 1
+                for bit in (0, 1)
+                if mask >> bit & 1
+            )
         )
         for second_mask in range(4)
     )
