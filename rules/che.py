@@ -730,6 +730,17 @@ def _achieved(
     return wins[0], wins[1]
 
 
+_BAND_STEPS = (
+    (-STRIDE - 1, -STRIDE - 1, True),
+    (-STRIDE, -STRIDE + 1, False),
+    (0, STRIDE + 1, True),
+    (-1, STRIDE - 1, False),
+)
+"""From a vertex, per cell around it (NW, NE, SE, SW): the step to the cell, the step to the
+far end of a band of that cell that ends at the vertex, and whether such a band is a left
+tile's."""
+
+
 def _closes(board: dict[CellId, int], vertex: VertexId) -> bool:
     """Whether the region at the full ``vertex`` is closed: a search that stops at the first
     vertex with an empty cell around it (most regions are open, and found so at once)."""
@@ -740,13 +751,11 @@ def _closes(board: dict[CellId, int], vertex: VertexId) -> bool:
     while stack:
         here = stack.pop()
         # ``here`` is full, so not split: every band that ends at it belongs to the region.
-        for far, joined in (
-            (here - south - 1, left[board[here - south - 1]]),
-            (here - south + 1, not left[board[here - south]]),
-            (here + south + 1, left[board[here]]),
-            (here + south - 1, not left[board[here - 1]]),
-        ):
-            if not joined or far in seen:
+        for cell_step, far_step, band_left in _BAND_STEPS:
+            if left[board[here + cell_step]] is not band_left:
+                continue
+            far = here + far_step
+            if far in seen:
                 continue
             if not (
                 far in board
