@@ -1,8 +1,20 @@
-"""The per-connection rate limit, a token bucket driven by the clock it is given."""
+"""The per-connection rate limit, a token bucket driven by the clock it is given; and how a
+socket's frames are written: at once, or in order behind a send that has to wait."""
 
 from __future__ import annotations
 
-from server.connection import TokenBucket
+import asyncio
+import dataclasses
+from typing import cast
+
+from starlette.types import Message
+
+from lobby.identity import new_guest
+from server.connection import Connection, TokenBucket
+from server.metrics import Metrics
+from server.protocol import CloseCode
+from server.service import RoomService
+from server.settings import Settings
 
 
 def test_a_burst_is_allowed_then_requests_wait_for_the_rate() -> None:
@@ -17,3 +29,66 @@ def test_an_idle_connection_saves_no_more_than_one_burst() -> None:
     bucket = TokenBucket(rate=10, burst=2, now=0.0)
     assert bucket.take(1000.0) and bucket.take(1000.0)
     assert bucket.take(1000.0) is False
+
+
+class FakeSocket:
+    """An ASGI send that takes frames at once while ``open`` is set, and waits otherwise."""
+
+    def __init__(self) -> None:
+        self.sent: list[Message] = []
+        self.open = asyncio.Event()
+        self.open.set()
+
+    async def send(self, message: Message) -> None:
+        await self.open.wait()
+        self.sent.append(message)
+
+    def frames(self) -> list[bytes]:
+        return [m["bytes"] for m in self.sent if m["type"] == "websocket.send"]
+
+
+def connection(socket: FakeSocket, send_queue: int = 1024) -> Connection:
+    async def receive() -> Message:
+        raise AssertionError("not used")
+
+    settings = dataclasses.replace(Settings(), send_queue=send_queue)
+    service = cast(RoomService, None)
+    return Connection(receive, socket.send, new_guest(), service, Metrics(), settings)
+
+
+async def test_frames_are_written_at_once_while_the_socket_takes_them() -> None:
+    socket = FakeSocket()
+    conn = connection(socket)
+    conn.push_frame(b"one")
+    conn.push_frame(b"two")
+    assert socket.frames() == [b"one", b"two"]  # written before anything was awaited
+
+
+async def test_frames_sent_while_a_send_waits_follow_it_in_order() -> None:
+    socket = FakeSocket()
+    socket.open.clear()  # the peer reads slowly
+    conn = connection(socket)
+    for frame in (b"one", b"two", b"three"):
+        conn.push_frame(frame)
+    assert socket.frames() == []
+    socket.open.set()
+    async with asyncio.timeout(5):
+        while socket.frames() != [b"one", b"two", b"three"]:
+            await asyncio.sleep(0)
+    conn.push_frame(b"four")
+    assert socket.frames()[-1] == b"four"  # the backlog is empty again: written at once
+
+
+async def test_a_socket_too_far_behind_is_closed_with_1013_and_sent_nothing_more() -> None:
+    socket = FakeSocket()
+    socket.open.clear()
+    conn = connection(socket, send_queue=2)
+    for frame in (b"one", b"two", b"three", b"four"):
+        conn.push_frame(frame)
+    assert conn.close_code is CloseCode.TRY_AGAIN_LATER
+    socket.open.set()
+    async with asyncio.timeout(5):
+        while not any(m["type"] == "websocket.close" for m in socket.sent):
+            await asyncio.sleep(0)
+    assert socket.frames() == [b"one"]  # the send under way ends; the backlog is dropped
+    assert socket.sent[-1] == {"type": "websocket.close", "code": 1013, "reason": ""}
