@@ -40,10 +40,12 @@ MOVES_PER_TRY = 64
 that wins at once: listing many moves costs about as much as playing a few, so the search for
 a winning move at most doubles the cost of a ply (and games with few moves play uniformly)."""
 MAX_TRIES = 16
-SCAN_LIMIT = 256
+SCAN_LIMIT = 1024
 """A root move whose replies are at most this many has them all played when the search first
 reaches it, to find one that wins at once (an anti-decisive check: two plies, and the positions
-are kept for the tree); longer lists would cost more than the search learns from them."""
+are kept for the tree).  A scan costs a few playouts at most, and where one reply can decide the
+game (Che's closing tiles) it is worth more than they are; the limit keeps one iteration short
+where the lists run to thousands."""
 SCORED_TRIES = 2
 """Candidates a playout ply compares at least where the game scores during play (by points
 gained), so that playouts take some of the points a random mover would miss.  Two did best in
