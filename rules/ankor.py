@@ -277,6 +277,21 @@ def legal_moves(state: State) -> Iterator[Move]:
     return iter(moves)
 
 
+def _legal_texts(t: _Tables, state: State) -> list[str]:
+    """The texts of :func:`legal_moves`, in its order, from texts made once per move."""
+    if state.turn is None:
+        return []
+    texts = [pie.SWAP_TEXT] if state.ply == 1 and state.options.pie else []
+    board = state.board
+    if state.supply[state.turn]:
+        labels = t.g.labels
+        texts.extend([labels[p] for p in t.holes if not board[p]])
+    shifts = t.shifts
+    for source, targets in _memo(t, state).items():
+        texts.extend(map(shifts[source].texts.__getitem__, targets))
+    return texts
+
+
 def play(state: State, move: Move) -> State:
     """The position after ``move``, then any automatic passes; raises IllegalMoveError."""
     seat = state.turn
@@ -385,30 +400,29 @@ def move_text(move: Move) -> str:
 def to_data(state: State) -> PlainData:
     """Plain data for storage and drawing (shape in the module docstring).
 
-    The drawing data that depends only on the board size is built once per size (see
-    ``_Tables.drawing``); each call adds the owners, visible faces and the last cube.
+    Each entry of ``positions`` is built once per board size and look (see
+    ``_Tables.entry``) and shared by every call that shows it, so the room's diff finds
+    unchanged entries by identity; nobody may change the returned data.
     """
     t = _tables(state.options.size)
     board = state.board
     result = state.result
     last = _last_target(t, state.last)
-    moves = list(legal_moves(state))
-    drawing = t.drawing
-    above = t.g.above
-    positions = []
-    for p, owner in enumerate(board):
-        if owner:
-            top = above[p]
-            faces = _FACES[
-                (top[0] is None or not board[top[0]])
-                + 2 * (top[1] is None or not board[top[1]])
-                + 4 * (top[2] is None or not board[top[2]])
-            ]
-            positions.append(
-                {**drawing[p], "owner": SEAT_NAMES[owner - 1], "faces": faces, "last": p == last}
-            )
-        else:
-            positions.append({**drawing[p], "owner": None, "faces": "", "last": p == last})
+    # Each position's entry key: owner code, the faces nothing rests on (bit mask) and the
+    # last-cube flag.  Index len(board) of ``padded`` is the empty "above" of the top level.
+    padded = board + b"\0"
+    keys = [
+        (owner << 4 | (not padded[a]) << 1 | (not padded[b]) << 2 | (not padded[c]) << 3)
+        if owner
+        else 0
+        for owner, (a, b, c) in zip(board, t.tops, strict=True)
+    ]
+    if last is not None:
+        keys[last] |= 1
+    positions = list(map(dict.get, t.entries, keys))
+    if None in positions:
+        positions = [found or t.entry(p, keys[p]) for p, found in enumerate(positions)]
+    legal = _legal_texts(t, state)
     return {
         "game": NAME,
         "options": _options_text(state.options),
@@ -430,7 +444,7 @@ def to_data(state: State) -> PlainData:
         "scores": None,
         "radius": 1.0,
         "positions": positions,
-        "legal": [str(m) for m in moves] if len(moves) <= LEGAL_LIMIT else None,
+        "legal": legal if len(legal) <= LEGAL_LIMIT else None,
     }
 
 
@@ -539,6 +553,23 @@ def render(state: State) -> str:
 class _Shifts(dict[int, Shift]):
     """One source's moves by target id, made on first use (a board has T_n squared)."""
 
+    __slots__ = ("source", "labels", "texts")
+
+    def __init__(self, source: str, labels: tuple[str, ...]) -> None:
+        super().__init__()
+        self.source = source
+        self.labels = labels
+        self.texts = _ShiftTexts(source, labels)
+        """The same moves' texts, for to_data's legal list."""
+
+    def __missing__(self, target: int) -> Shift:
+        move = self[target] = Shift(self.source, self.labels[target])
+        return move
+
+
+class _ShiftTexts(dict[int, str]):
+    """One source's move texts by target id, made on first use."""
+
     __slots__ = ("source", "labels")
 
     def __init__(self, source: str, labels: tuple[str, ...]) -> None:
@@ -546,9 +577,9 @@ class _Shifts(dict[int, Shift]):
         self.source = source
         self.labels = labels
 
-    def __missing__(self, target: int) -> Shift:
-        move = self[target] = Shift(self.source, self.labels[target])
-        return move
+    def __missing__(self, target: int) -> str:
+        text = self[target] = f"{self.source}-{self.labels[target]}"
+        return text
 
 
 class _Tables:
@@ -571,6 +602,8 @@ class _Tables:
         "adds",
         "shifts",
         "drawing",
+        "tops",
+        "entries",
         "_win",
         "_side_bits",
     )
@@ -617,8 +650,35 @@ class _Tables:
             }
             for p in range(g.count)
         )
+        # What rests on each face of each position (len(ids): nothing can), and to_data's
+        # entries of each position by key (see entry), shared by every call.
+        self.tops: tuple[tuple[int, int, int], ...] = tuple(
+            (
+                g.count if a is None else a,
+                g.count if b is None else b,
+                g.count if c is None else c,
+            )
+            for a, b, c in g.above
+        )
+        self.entries: tuple[dict[int, dict[str, PlainData]], ...] = tuple(
+            {} for _ in range(g.count)
+        )
         self._win: dict[int, dict[int, frozenset[str]]] = {}
         self._side_bits: dict[int, tuple[int, int, int]] = {}
+
+    def entry(self, p: int, key: int) -> dict[str, PlainData]:
+        """The ``positions`` entry of ``p`` under ``key`` (owner code << 4, the mask of faces
+        nothing rests on << 1, the last-cube flag); built once, then shared (never mutate)."""
+        found = self.entries[p].get(key)
+        if found is None:
+            owner, faces = key >> 4, key >> 1 & 7
+            found = self.entries[p][key] = {
+                **self.drawing[p],
+                "owner": SEAT_NAMES[owner - 1] if owner else None,
+                "faces": _FACES[faces] if owner else "",
+                "last": bool(key & 1),
+            }
+        return found
 
     def adds_by_id(self, p: int) -> Add:
         return self.adds[p] if p < len(self.adds) else Add(self.g.labels[p])

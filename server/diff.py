@@ -10,15 +10,17 @@ A diff is a short list of operations, each a list:
 
 A path is a list of map keys (strings) and list indexes (integers).  ``apply`` changes the
 document in place (copying it is the caller's choice) and returns it, since a root ``set``
-replaces it.  ``client_js/diff.js`` is the browser's twin of ``apply``; both are tested on the
-fixtures in ``tests/fixtures/diffs/``.  Standard library only.
+replaces it.  It copies the values it sets, so the document never shares objects with
+the operations, which may hold parts that ``rules`` reuse from call to call.
+``client_js/diff.js`` is the browser's twin of ``apply``; both are tested on the fixtures
+in ``tests/fixtures/diffs/``.  Standard library only.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from itertools import compress, count
-from operator import ne
+from operator import is_not, ne
 from typing import Any, TypeAlias
 
 PlainData: TypeAlias = Any
@@ -49,12 +51,12 @@ def apply(doc: PlainData, ops: list[Op]) -> PlainData:
         if not path:
             if kind != SET or len(op) != 3:
                 raise DiffError(f"only a set may target the root: {op!r}")
-            doc = op[2]
+            doc = _copy(op[2])
             continue
         parent = _walk(doc, path[:-1])
         key = path[-1]
         if kind == SET and len(op) == 3:
-            _set(parent, key, op[2])
+            _set(parent, key, _copy(op[2]))
         elif kind == DELETE and len(op) == 2:
             _delete(parent, key)
         else:
@@ -74,6 +76,8 @@ def _diff(old: PlainData, new: PlainData, path: Path, ops: list[Op]) -> None:
         if old.keys() == new.keys():  # the usual case: nothing to add or delete
             for key, value in new.items():
                 before = old[key]
+                if before is value:
+                    continue  # shared by both (rules reuse unchanged parts): no walk at all
                 if type(before) is not type(value) or before != value:
                     if isinstance(value, _CONTAINERS):
                         _diff(before, value, [*path, key], ops)
@@ -108,7 +112,13 @@ def _diff_lists(old: Sequence[Any], new: Sequence[Any], path: Path, ops: list[Op
         for i in range(size, len(new)):
             ops.append([SET, [*path, i], new[i]])
         return
-    changed = list(compress(count(), map(ne, old, new)))
+    # Parts that the rules reuse from call to call are the very same objects: only the
+    # others need comparing (all of them, when the old data was read back from storage).
+    changed = list(compress(count(), map(is_not, old, new)))
+    if len(changed) > len(new) // 2:
+        changed = list(compress(count(), map(ne, old, new)))
+    else:
+        changed = [i for i in changed if old[i] != new[i]]
     if len(changed) > max(1, len(new) // 2):
         ops.append([SET, path, new])  # mostly different: one set is shorter
         return
@@ -122,6 +132,15 @@ def _diff_lists(old: Sequence[Any], new: Sequence[Any], path: Path, ops: list[Op
 
 _SEQUENCES = (list, tuple)
 _CONTAINERS = (dict, list, tuple)
+
+
+def _copy(value: PlainData) -> PlainData:
+    """A copy of plain data down to its scalars (lists for tuples, as on the wire)."""
+    if isinstance(value, dict):
+        return {key: _copy(item) for key, item in value.items()}
+    if isinstance(value, _SEQUENCES):
+        return [_copy(item) for item in value]
+    return value
 
 
 def _walk(doc: PlainData, path: list[Any]) -> PlainData:
