@@ -243,6 +243,10 @@ class BenchSocket(asyncio.Protocol):
             if kind == "diff":
                 if self.on_diff is not None:
                     self.on_diff(body)
+                if "ref" in body:  # the diff answers this socket's move
+                    future = self._replies.get(body["ref"])
+                    if future is not None and not future.done():
+                        future.set_result(body)
             elif kind == "snapshot":
                 self.on_snapshot(body)
             elif kind == "welcome":

@@ -279,6 +279,8 @@ class Connection {
         break;
       case MsgType.DIFF:
         this.diff(body);
+        // The diff of a move (resign, draw...) that this socket sent answers it, in place of ok.
+        if (body.ref !== null && body.ref !== undefined) this.reply(body);
         break;
       case MsgType.JOINED: {
         const room = this.rooms.get(body.room);

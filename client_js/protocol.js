@@ -218,7 +218,8 @@ export const SERVER_MESSAGES = Object.freeze({
   "diff": [
     "room",
     "version",
-    "ops"
+    "ops",
+    "ref"
   ],
   "ok": [
     "ref",

@@ -342,6 +342,10 @@ class Client:
         kind = body["t"]
         if kind == "diff":
             self._apply_diff(body)
+            if body.get("ref") is not None:  # the diff answers this socket's request
+                future = self._replies.get(body["ref"])
+                if future is not None and not future.done():
+                    future.set_result(body)
         elif kind == "snapshot":
             shown = self.rooms.setdefault(body["room"], RoomView(body["room"]))
             if body["version"] >= shown.version or shown.doc is None:

@@ -159,6 +159,9 @@ class Connection:
         """This socket's network lag, credited (boundedly) to the player's moves."""
         self._open = True
         """False once a close was sent or the peer is gone: nothing more may be sent."""
+        self._answered: tuple[str, int] | None = None
+        """The room and version of a diff that went out as the reply to the request being
+        handled (requests are handled one at a time)."""
 
     async def run(self) -> None:
         """Serve the socket until either side closes it (the socket is already accepted)."""
@@ -195,6 +198,18 @@ class Connection:
         elif version > watch.version:
             watch.version = version
             self._send(frame)
+
+    def push_reply(self, room_id: str, version: int, frame: bytes, reply: bytes) -> None:
+        """Queue ``reply``, the diff that answers this socket's request; :meth:`_ok` then sends
+        nothing more.  If the socket has that version already, or is being brought up to
+        date, the plain diff goes the usual way and ``ok`` answers."""
+        watch = self.watching.get(room_id)
+        if watch is None or watch.version is None or version <= watch.version:
+            self.push(room_id, version, frame)
+            return
+        watch.version = version
+        self._answered = (room_id, version)
+        self._send(reply)
 
     def push_frame(self, frame: bytes) -> None:
         """Queue a lobby frame (the lobby feed calls this)."""
@@ -269,16 +284,16 @@ class Connection:
                 self._joined(request.room)
                 lag = self.lag.lag
                 move = Move(self.player.id, request.version, request.move, lag=lag)
-                version = await self.service.command(request.room, move, request.id)
-                self._send(encode(ServerOk(request.id, request.room, version)))
+                version = await self.service.command(request.room, move, request.id, self)
+                self._ok(request.id, request.room, version)
                 await self._ping(request.room)  # a fresh measure for the next move
             case ClientPong():
                 self.lag.pong(request.id, time.monotonic())
             case ClientClaim():
                 self._joined(request.room)
                 claim = Claim(self.player.id, request.version)
-                version = await self.service.command(request.room, claim, request.id)
-                self._send(encode(ServerOk(request.id, request.room, version)))
+                version = await self.service.command(request.room, claim, request.id, self)
+                self._ok(request.id, request.room, version)
             case ClientJoin() | ClientSync():
                 await self._join(request)
             case ClientLeave():
@@ -287,23 +302,23 @@ class Connection:
             case ClientResign():
                 self._joined(request.room)
                 resign = Resign(self.player.id, request.version)
-                version = await self.service.command(request.room, resign, request.id)
-                self._send(encode(ServerOk(request.id, request.room, version)))
+                version = await self.service.command(request.room, resign, request.id, self)
+                self._ok(request.id, request.room, version)
             case ClientAbort():
                 self._joined(request.room)
                 abort = Abort(self.player.id, request.version)
-                version = await self.service.command(request.room, abort, request.id)
-                self._send(encode(ServerOk(request.id, request.room, version)))
+                version = await self.service.command(request.room, abort, request.id, self)
+                self._ok(request.id, request.room, version)
             case ClientDraw():
                 self._joined(request.room)
                 draw = Draw(self.player.id, request.version, request.action)
-                version = await self.service.command(request.room, draw, request.id)
-                self._send(encode(ServerOk(request.id, request.room, version)))
+                version = await self.service.command(request.room, draw, request.id, self)
+                self._ok(request.id, request.room, version)
             case ClientRematch():
                 self._joined(request.room)
                 rematch = Rematch(self.player.id)
-                version = await self.service.command(request.room, rematch, request.id)
-                self._send(encode(ServerOk(request.id, request.room, version)))
+                version = await self.service.command(request.room, rematch, request.id, self)
+                self._ok(request.id, request.room, version)
             case ClientLobby():
                 # Events arriving while the snapshot is read follow it: one that the snapshot
                 # already shows changes nothing, and none is lost in between.
@@ -522,6 +537,13 @@ class Connection:
             self._sender = None
         if self.close_code is not None:
             await self._close(self.close_code)  # also wakes the receiver
+
+    def _ok(self, ref: protocol.RequestId | None, room_id: str, version: int) -> None:
+        """Answer a committed request, unless its diff answered it already."""
+        if self._answered == (room_id, version):
+            self._answered = None
+            return
+        self._send(encode(ServerOk(ref, room_id, version)))
 
     def _error(self, ref: protocol.RequestId | None, error: BaseException) -> None:
         code = error_code(error)

@@ -32,6 +32,12 @@ class Subscriber(Protocol):
         """Queue ``frame`` (the diff to ``version``) for sending; must not block."""
 
 
+class Author(Subscriber, Protocol):
+    def push_reply(self, room_id: str, version: int, frame: bytes, reply: bytes) -> None:
+        """Queue ``reply``, the diff ``frame`` that also answers this subscriber's request,
+        or ``frame`` if the subscriber had that version already; must not block."""
+
+
 class Fanout:
     """Local subscribers per room, fed from Redis pub/sub and from this process's commits."""
 
@@ -105,10 +111,21 @@ class Fanout:
     def subscribers(self, room_id: str) -> set[Subscriber]:
         return self._rooms.get(room_id, set())
 
-    def deliver(self, room_id: str, version: int, frame: bytes) -> None:
-        """Hand a committed diff frame to every local socket watching the room."""
+    def deliver(
+        self,
+        room_id: str,
+        version: int,
+        frame: bytes,
+        author: Author | None = None,
+        reply: bytes = b"",
+    ) -> None:
+        """Hand a committed diff frame to every local socket watching the room; ``author``,
+        whose request committed it, gets ``reply`` (the frame that also answers it)."""
         for subscriber in tuple(self._rooms.get(room_id, ())):
-            subscriber.push(room_id, version, frame)
+            if subscriber is author:
+                author.push_reply(room_id, version, frame, reply)
+            else:
+                subscriber.push(room_id, version, frame)
 
     async def _read(self) -> None:
         lost = False

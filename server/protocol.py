@@ -405,12 +405,14 @@ class ServerSnapshot:
 
 @dataclass(frozen=True, slots=True)
 class ServerDiff:
-    """Operations taking the room state from ``version - 1`` to ``version``."""
+    """Operations taking the room state from ``version - 1`` to ``version``.  The socket whose
+    request committed it gets it with ``ref``, the request id, in place of ``ok``."""
 
     TYPE: ClassVar[MsgType] = MsgType.DIFF
     room: str
     version: int
     ops: list[Any]
+    ref: RequestId | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -662,6 +664,17 @@ def encode_diff(room: str, version: int, ops: list[Any]) -> bytes:
     return msgpack.packb(
         {"t": "diff", "room": room, "version": version, "ops": ops}, use_bin_type=True
     )
+
+
+def diff_reply(frame: bytes, ref: RequestId) -> bytes:
+    """The frame of :func:`encode_diff` with ``ref`` added: the reply to the request that
+    committed the diff, without encoding the operations again."""
+    if frame[0] != 0x84:  # a fixmap of the four fields encode_diff writes
+        raise ValueError("not a frame of encode_diff")
+    return b"\x85" + frame[1:] + _REF_KEY + msgpack.packb(ref, use_bin_type=True)
+
+
+_REF_KEY = msgpack.packb("ref")
 
 
 def decode_server(frame: bytes) -> dict[str, Any]:

@@ -25,9 +25,9 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 from server import clock_store, store
 from server.diff import diff
 from server.errors import BusyError, StaleVersionError, UnavailableError, UnknownRoomError
-from server.fanout import Fanout
+from server.fanout import Author, Fanout
 from server.metrics import Metrics
-from server.protocol import ServerSnapshot, encode, encode_diff
+from server.protocol import RequestId, ServerSnapshot, diff_reply, encode, encode_diff
 from server.rooms import (
     Abort,
     Claim,
@@ -100,11 +100,19 @@ class RoomService:
         if loaded is not None and loaded.room.version < version:
             del self._cache[room_id]
 
-    async def command(self, room_id: RoomId, command: Command, request_id: object = None) -> int:
+    async def command(
+        self,
+        room_id: RoomId,
+        command: Command,
+        request_id: RequestId | None = None,
+        author: Author | None = None,
+    ) -> int:
         """Apply ``command``; returns the room's version after it.
 
         Moves and resigns carry a request id: a resend of a committed request (same player,
         id, version and move) returns the version it committed instead of applying again.
+        ``author``, the socket that sent the request, gets the committed diff with the request
+        id as its reply (see :meth:`Fanout.deliver`).
         Raises ClientError or a rules error, and then nothing changed.
         """
         ack = ""
@@ -165,7 +173,11 @@ class RoomService:
                 self._remember(Loaded(new, doc, new.version if whole else loaded.doc_version))
                 if isinstance(command, Move):
                     self.metrics.moves += 1
-                self.fanout.deliver(room_id, new.version, frame)
+                if author is not None and request_id is not None:
+                    reply = diff_reply(frame, request_id)
+                    self.fanout.deliver(room_id, new.version, frame, author, reply)
+                else:
+                    self.fanout.deliver(room_id, new.version, frame)
                 if self.on_commit is not None:
                     self.on_commit(new, transition.events)
                 if timed:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 import pytest
 import redis.asyncio as aioredis
@@ -127,3 +128,31 @@ async def test_a_resend_on_a_new_connection_after_a_server_restart_is_answered(
     assert ca.rooms[room].doc is not None and ca.rooms[room].doc["record"] == ["a1"]
     await ca.close()
     await second_server.stop()
+
+
+async def test_the_movers_socket_gets_one_frame_per_move_the_diff_that_answers_it(
+    app_server: RunningServer, redis_client: aioredis.Redis
+) -> None:
+    a, b = new_guest(), new_guest()
+    room = await make_room(redis_client, a, b)
+    ca, cb = await connect(app_server, a), await connect(app_server, b)
+    await ca.join(room)
+    await cb.join(room)
+    frames: dict[str, list[dict[str, Any]]] = {"a": [], "b": []}
+    for name, client in (("a", ca), ("b", cb)):
+        handle = client._handle
+        client._handle = lambda body, name=name, handle=handle: (  # type: ignore[method-assign]
+            frames[name].append(body),
+            handle(body),
+        )
+    version = await ca.move(room, "b2", request_id="m-1")
+    await cb.wait_for(room, lambda view: view.version == version)
+    assert [(f["t"], f.get("ref")) for f in frames["a"]] == [("diff", "m-1")]
+    assert [(f["t"], f.get("ref")) for f in frames["b"]] == [("diff", None)]
+    assert frames["a"][0]["ops"] == frames["b"][0]["ops"]
+    assert ca.rooms[room].version == version
+    # A resend is answered by ok, with the same version, and commits nothing.
+    assert await ca.move(room, "b2", version=version - 1, request_id="m-1") == version
+    assert [(f["t"], f.get("ref")) for f in frames["a"][1:]] == [("ok", "m-1")]
+    await ca.close()
+    await cb.close()

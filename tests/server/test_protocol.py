@@ -23,6 +23,7 @@ from server.protocol import (
     UnknownTypeError,
     decode,
     decode_server,
+    diff_reply,
     encode,
     encode_diff,
 )
@@ -106,7 +107,10 @@ def test_server_messages_round_trip_through_decode_server() -> None:
     error = decode_server(encode(ServerError(3, "stale_version", "moved on")))
     assert error == {"t": "error", "ref": 3, "code": "stale_version", "message": "moved on"}
     diff = decode_server(encode(ServerDiff("r", 2, [["s", ["a"], 1]])))
-    assert diff == decode_server(encode_diff("r", 2, [["s", ["a"], 1]]))
+    assert diff == {**decode_server(encode_diff("r", 2, [["s", ["a"], 1]])), "ref": None}
+    for ref in (7, "m-12"):
+        reply = decode_server(diff_reply(encode_diff("r", 2, [["s", ["a"], 1]]), ref))
+        assert reply == decode_server(encode(ServerDiff("r", 2, [["s", ["a"], 1]], ref)))
 
 
 def test_every_message_type_has_one_class() -> None:
