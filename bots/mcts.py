@@ -44,12 +44,13 @@ SCAN_LIMIT = 1024
 """A root move whose replies are at most this many has them all played when the search first
 reaches it, to find one that wins at once (an anti-decisive check: two plies, and the positions
 are kept for the tree).  A scan costs a few playouts at most, and where one reply can decide the
-game (Che's closing tiles) it is worth more than they are; the limit keeps one iteration short
-where the lists run to thousands."""
+game (a tile that closes a region) it is worth more than they are; the limit keeps one
+iteration short where the lists run to thousands."""
 SCORED_TRIES = 2
 """Candidates a playout ply compares at least where the game scores during play (by points
 gained), so that playouts take some of the points a random mover would miss.  Two did best in
-Osbox: one leaves the playouts blind to knots, four make them cost more than they tell."""
+the match bench: one leaves the playouts blind to the points, four make them cost more than
+they tell."""
 CLOCK_EVERY = 64
 """The root's scan of the legal moves (for a win or a loss at once) reads the clock this often,
 so that even a huge move list cannot overrun the time budget."""
