@@ -119,8 +119,8 @@ def _diff_lists(old: Sequence[Any], new: Sequence[Any], path: Path, ops: list[Op
         changed = list(compress(count(), map(ne, old, new)))
     else:
         changed = [i for i in changed if old[i] != new[i]]
-    if len(changed) > max(1, len(new) // 2):
-        ops.append([SET, path, new])  # mostly different: one set is shorter
+    if len(changed) + max(0, len(new) - size) > max(1, len(new) // 2):
+        ops.append([SET, path, new])  # mostly different or new: one set is shorter
         return
     for i in changed:
         _diff(old[i], new[i], [*path, i], ops)
