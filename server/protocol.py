@@ -623,32 +623,39 @@ def decode(frame: bytes) -> ClientMessage:
     if cls is None:
         raise UnknownTypeError(f"unknown message type {kind!r}", ref)
     values: dict[str, Any] = {}
-    for field in dataclasses.fields(cls):
-        if field.name == "id":
+    for name, optional in _DECODED_FIELDS[cls]:
+        if name == "id":
             values["id"] = ref
             continue
-        value = body.get(field.name)
+        value = body.get(name)
         if value is None:
-            if field.default is not dataclasses.MISSING:
+            if optional:
                 continue  # an optional field: the message's default
-            raise MessageError(f"{kind} needs the field {field.name!r}", ref)
-        types = _FIELD_TYPES[field.name]
+            raise MessageError(f"{kind} needs the field {name!r}", ref)
+        types = _FIELD_TYPES[name]
         if not isinstance(value, types) or (isinstance(value, bool) and bool not in types):
-            raise MessageError(f"field {field.name!r} of {kind} has the wrong type", ref)
+            raise MessageError(f"field {name!r} of {kind} has the wrong type", ref)
         if isinstance(value, str):
             ids = ("room", "challenge", "tournament")
-            limit = MAX_ID_LENGTH if field.name in ids else MAX_TEXT_LENGTH
+            limit = MAX_ID_LENGTH if name in ids else MAX_TEXT_LENGTH
             if len(value) > limit:
-                raise MessageError(f"{field.name} too long", ref)
-            choices = _CHOICES.get(field.name)
+                raise MessageError(f"{name} too long", ref)
+            choices = _CHOICES.get(name)
             if choices is not None and value not in choices:
                 raise MessageError(
-                    f"field {field.name!r} must be one of {', '.join(sorted(choices))}", ref
+                    f"field {name!r} must be one of {', '.join(sorted(choices))}", ref
                 )
         if isinstance(value, int) and not isinstance(value, bool) and value < 0:
-            raise MessageError(f"field {field.name!r} must not be negative", ref)
-        values[field.name] = value
+            raise MessageError(f"field {name!r} must not be negative", ref)
+        values[name] = value
     return cls(**values)
+
+
+_DECODED_FIELDS: dict[type, tuple[tuple[str, bool], ...]] = {
+    cls: tuple((f.name, f.default is not dataclasses.MISSING) for f in dataclasses.fields(cls))
+    for cls in CLIENT_MESSAGES.values()
+}
+"""Each client message's fields and whether each may be left out, read once, not per frame."""
 
 
 def encode(message: ServerMessage | ClientMessage) -> bytes:

@@ -121,7 +121,9 @@ class RoomService:
             # part of what makes a resend the same request.
             what = _request_text(command)
             ack = f"{command.version}:{command.player}:{request_id}:{what}"
-        if isinstance(command, Move | Claim | Presence):
+        if type(command) is Move:  # the usual command, built directly (replace is slow)
+            command = Move(command.player, command.version, command.text, self.clock(), command.lag)
+        elif isinstance(command, Claim | Presence):
             command = replace(command, now=self.clock())
         for _ in range(COMMIT_ATTEMPTS):
             cached = room_id in self._cache

@@ -305,11 +305,10 @@ async def _disconnect(connection: Any, error: Exception) -> None:
 
 def _pack_command(args: tuple[bytes | str, ...]) -> bytes:
     """One command in the Redis protocol (RESP): an array of bulk strings."""
-    parts = [b"*%d\r\n" % len(args)]
-    for arg in args:
-        data = arg.encode() if isinstance(arg, str) else arg
-        parts.append(b"$%d\r\n%b\r\n" % (len(data), data))
-    return b"".join(parts)
+    encoded = [arg.encode() if isinstance(arg, str) else arg for arg in args]
+    return b"*%d\r\n" % len(encoded) + b"".join(
+        [b"$%d\r\n%b\r\n" % (len(data), data) for data in encoded]
+    )
 
 
 class _Script:
