@@ -348,15 +348,15 @@ def groups(state: State) -> list[Group]:
 def to_data(state: State) -> PlainData:
     """Plain data for storage and drawing (shape in the module docstring).
 
-    What depends only on the board size (coordinates, labels, face corners and their colours
-    under each parity) is built once per size and shared; each call adds the position's part.
+    Each entry of ``positions`` and ``faces`` is built once per board size and look (see
+    ``_Tables.position_entry`` and ``face_entry``) and shared by every call that shows it, so
+    the room's diff finds unchanged entries by identity; nobody may change the returned data.
     """
     tables = _tables(state.options.size)
-    drawing = tables.drawing
+    entries = tables.position_entries
     seat = to_move(state)
     positions = [
-        {**drawing[p], "rotation": None if r == EMPTY else ROTATIONS[r]}
-        for p, r in enumerate(state.board)
+        entries[p].get(r) or tables.position_entry(p, r) for p, r in enumerate(state.board)
     ]
     legal = None
     if state.outcome is None:
@@ -545,6 +545,33 @@ class _Tables:
             for p in range(grid.count)
         )
         self._faces_drawing: dict[int, tuple[dict[str, PlainData], ...]] = {}
+        # to_data's entries, by rotation (positions) or face and band (faces, per parity),
+        # built on first use and then shared by every call that shows them.
+        self.position_entries: tuple[dict[int, dict[str, PlainData]], ...] = tuple(
+            {} for _ in range(grid.count)
+        )
+        self._face_entries: dict[int, dict[int, dict[str, PlainData]]] = {}
+
+    def position_entry(self, p: int, r: int) -> dict[str, PlainData]:
+        """The ``positions`` entry of ``p`` holding rotation ``r`` (or EMPTY); never mutate."""
+        found = self.position_entries[p][r] = {
+            **self.drawing[p],
+            "rotation": None if r == EMPTY else ROTATIONS[r],
+        }
+        return found
+
+    def face_entries(self, z: int) -> dict[int, dict[str, PlainData]]:
+        """The ``faces`` entries made so far under parity ``z``, by :meth:`face_entry` key."""
+        return self._face_entries.setdefault(z, {})
+
+    def face_entry(self, z: int, key: int) -> dict[str, PlainData]:
+        """The ``faces`` entry of face ``key // 2`` (``p * 3 + x``) with the TF band when
+        ``key`` is odd, under parity ``z``; built once, then shared (never mutate)."""
+        found = self.face_entries(z)[key] = {
+            **self.faces_drawing(z)[key // 2],
+            "band": "TF" if key & 1 else "AB",
+        }
+        return found
 
     def faces_drawing(self, z: int) -> tuple[dict[str, PlainData], ...]:
         """The static part of to_data's entry for each face ``p * 3 + x`` under parity ``z``:
@@ -760,14 +787,16 @@ def _faces_data(tables: _Tables, state: State) -> list[PlainData]:
     board = state.board
     above = tables.grid.above
     band_tf = tables.band_tf
-    drawn = tables.faces_drawing(state.z)
+    z = state.z
+    entries = tables.face_entries(z)
     faces = []
     for p, r in enumerate(board):
         if r == EMPTY:
             continue
         for x, q in enumerate(above[p]):
             if q is None or board[q] == EMPTY:
-                faces.append({**drawn[p * 3 + x], "band": "TF" if band_tf[r][x] else "AB"})
+                key = (p * 3 + x) * 2 + band_tf[r][x]
+                faces.append(entries.get(key) or tables.face_entry(z, key))
     return faces
 
 
