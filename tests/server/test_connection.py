@@ -1,5 +1,6 @@
-"""The per-connection rate limit, a token bucket driven by the clock it is given; and how a
-socket's frames are written: at once, or in order behind a send that has to wait."""
+"""The per-connection rate limit, a token bucket driven by the clock it is given; how a
+socket's frames are written: at once, or in order behind a send that has to wait; and the
+diff that answers the request that committed it."""
 
 from __future__ import annotations
 
@@ -10,9 +11,9 @@ from typing import cast
 from starlette.types import Message
 
 from lobby.identity import new_guest
-from server.connection import Connection, TokenBucket
+from server.connection import Connection, TokenBucket, Watch
 from server.metrics import Metrics
-from server.protocol import CloseCode
+from server.protocol import CloseCode, Role, decode_server
 from server.service import RoomService
 from server.settings import Settings
 
@@ -92,3 +93,19 @@ async def test_a_socket_too_far_behind_is_closed_with_1013_and_sent_nothing_more
             await asyncio.sleep(0)
     assert socket.frames() == [b"one"]  # the send under way ends; the backlog is dropped
     assert socket.sent[-1] == {"type": "websocket.close", "code": 1013, "reason": ""}
+
+
+async def test_the_diff_answers_the_request_unless_the_socket_had_that_version_already() -> None:
+    socket = FakeSocket()
+    conn = connection(socket)
+    conn.watching["r"] = Watch(Role.PLAYER, 0, version=4)
+    conn.push_reply("r", 5, b"diff-5", b"diff-5+ref")
+    conn._ok(7, "r", 5)
+    assert socket.frames() == [b"diff-5+ref"]  # one frame: the diff is the reply
+    # The diff came another way first (pub/sub overtook the commit's reply): ok answers.
+    conn.push("r", 6, b"diff-6")
+    conn.push_reply("r", 6, b"diff-6", b"diff-6+ref")
+    conn._ok(8, "r", 6)
+    assert socket.frames()[1] == b"diff-6"
+    assert decode_server(socket.frames()[2]) == {"t": "ok", "ref": 8, "room": "r", "version": 6}
+    assert len(socket.frames()) == 3
