@@ -282,6 +282,29 @@ class BenchSocket(asyncio.Protocol):
 OP_BINARY, OP_CLOSE, OP_PING, OP_PONG = 0x2, 0x8, 0x9, 0xA
 
 
+class BenchSpectator(BenchSocket):
+    """A spectator only counts the diffs of its rooms: it reads a diff's fields but skips
+    its operations without building them (a third of the CPU of decoding the whole frame)."""
+
+    def _frame(self, opcode: int, payload: bytes) -> None:
+        if opcode != OP_BINARY or self.on_diff is None:
+            super()._frame(opcode, payload)
+            return
+        unpacker = msgpack.Unpacker()
+        unpacker.feed(payload)
+        body: dict[str, Any] = {}
+        for _ in range(unpacker.read_map_header()):
+            key = unpacker.unpack()
+            if key == "ops":
+                unpacker.skip()
+            else:
+                body[key] = unpacker.unpack()
+        if body.get("t") == "diff":
+            self.on_diff(body)
+        else:
+            super()._frame(opcode, payload)
+
+
 class ScriptedPlayer(BenchSocket):
     """A player that keeps no copy of the room: it follows only the room's version and the
     length of its move record, read from each diff, which is all a player that replays a
@@ -372,7 +395,7 @@ async def play(
         url = ws_urls[table % len(ws_urls)]
         clients = [await ScriptedPlayer.connect(url, token(p)) for p in players]
         spectators = [
-            await BenchSocket.connect(ws_urls[(table + i) % len(ws_urls)], token(new_guest()))
+            await BenchSpectator.connect(ws_urls[(table + i) % len(ws_urls)], token(new_guest()))
             for i in range(args.spectators)
         ]
         for spectator in spectators:
