@@ -433,7 +433,7 @@ def to_data(state: State) -> PlainData:
         "ply": state.ply,
         "last": state.last or None,
         "passes": state.passes,
-        "history": [_key_text(key) for key in state.history],
+        "history": list(map(_key_text, state.history)),
         "outcome": None
         if result is None
         else {

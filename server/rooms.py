@@ -40,8 +40,6 @@ from server.errors import (
 RoomId: TypeAlias = str
 PlayerId: TypeAlias = str
 
-_SEATS = tuple(Seat)
-"""Both seats, in order (iterating the enum itself is several times slower)."""
 _ROOM_ID_RE = re.compile(r"[A-Za-z0-9_.-]{1,64}$")
 RESIGNATION = "resignation"
 TIME = "time"
@@ -101,7 +99,10 @@ class Room:
 
     def seats_of(self, player: PlayerId) -> list[Seat]:
         """The seats ``player`` holds (both when someone plays themselves)."""
-        return [seat for seat in _SEATS if self.seats[seat].id == player]
+        first, second = self.seats  # checked on every command: no loop over the seats
+        if first.id == player:
+            return [Seat.FIRST, Seat.SECOND] if second.id == player else [Seat.FIRST]
+        return [Seat.SECOND] if second.id == player else []
 
 
 # --- commands and events ---------------------------------------------------------------------
