@@ -152,6 +152,11 @@ class Connection:
         self._backlog: deque[bytes] | None = None
         """Frames waiting behind a send under way; None when no send is under way."""
         self._sender: asyncio.Task[None] | None = None
+        self._receiver: asyncio.Task[None] | None = None
+        self._receiving = False
+        """True while the receiver waits for the peer's next frame (and may be cancelled)."""
+        self._let_go = False
+        """True once a peer that reads nothing was let go (see :meth:`_let_go_of_peer`)."""
         self._closer: asyncio.Task[None] | None = None
         self.bucket = TokenBucket(settings.rate_per_second, settings.rate_burst, time.monotonic())
         self.close_code: CloseCode | None = None
@@ -168,7 +173,11 @@ class Connection:
         self.metrics.connections += 1
         try:
             self._send(encode(ServerWelcome(player_data(self.player))))
-            await self._receive_loop()
+            self._receiver = asyncio.create_task(self._receive_loop())
+            await self._receiver
+        except asyncio.CancelledError:
+            if not self._let_go:
+                raise
         except Exception:
             log.exception("connection of %s failed", self.player.id)
             self.close_code = CloseCode.INTERNAL_ERROR
@@ -253,8 +262,12 @@ class Connection:
     # --- receiving ---------------------------------------------------------------------------
 
     async def _receive_loop(self) -> None:
-        while self.close_code is None:
-            message = await self._receive()
+        while self.close_code is None and not self._let_go:
+            self._receiving = True
+            try:
+                message = await self._receive()
+            finally:
+                self._receiving = False
             if message["type"] == "websocket.disconnect":
                 self._open = False
                 return
@@ -512,6 +525,9 @@ class Connection:
         except OSError:  # the peer is gone (uvicorn's ClientDisconnected)
             self._open = False
             return
+        except RuntimeError:  # the server closed the socket itself (a keepalive timeout)
+            self._let_go_of_peer()
+            return
         except Exception:
             log.exception("sending to %s failed", self.player.id)
             self._open = False
@@ -532,6 +548,8 @@ class Connection:
                 await send({"type": "websocket.send", "bytes": backlog.popleft()})
         except OSError:  # the peer is gone (uvicorn's ClientDisconnected)
             self._open = False
+        except RuntimeError:  # the server closed the socket itself (a keepalive timeout)
+            self._let_go_of_peer()
         finally:
             self._backlog = None
             self._sender = None
@@ -557,8 +575,27 @@ class Connection:
             self.metrics.closes[int(code)] += 1
             if self._backlog is not None:
                 self._backlog.clear()  # the send under way closes the socket when done
+                if code is CloseCode.TRY_AGAIN_LATER:
+                    self._let_go_of_peer()
             else:
                 self._closer = asyncio.create_task(self._close(code))  # also wakes the receiver
+
+    def _let_go_of_peer(self) -> None:
+        """Stop serving a peer that reads nothing.
+
+        The send under way waits for the peer's receive window, which may never open, and a
+        close frame would wait behind it; and when the server closes such a socket itself
+        (uvicorn's keepalive timeout) it tells the receiver nothing until the buffered bytes
+        are gone.  So cancel the send and the receiver's wait for the peer's next frame
+        (never a request being handled): :meth:`run` then returns and the server closes the
+        transport, with at most its flow-control buffer still held.
+        """
+        self._let_go = True
+        self._open = False
+        if self._sender is not None:
+            self._sender.cancel()
+        if self._receiver is not None and self._receiving:
+            self._receiver.cancel()
 
     async def _close(self, code: CloseCode) -> None:
         if not self._open:
