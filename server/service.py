@@ -52,6 +52,8 @@ T = TypeVar("T")
 
 CACHE_SIZE = 10_000
 COMMIT_ATTEMPTS = 8
+COUNT_RETRY_SECONDS = 0.05
+"""The pause before a spectator count that lost every attempt to moves is tried again."""
 
 
 class RoomService:
@@ -238,7 +240,14 @@ class RoomService:
                 total = await _storage(
                     store.change_watchers(self.client, room_id, self.process_id, 0)
                 )
-                await self.command(room_id, SetSpectators(total))
+                try:
+                    await self.command(room_id, SetSpectators(total))
+                except BusyError:
+                    # Moves kept winning the race for the room's version; the count can
+                    # wait a moment, but it must not stay wrong.
+                    self._count_wanted.add(room_id)
+                    await asyncio.sleep(COUNT_RETRY_SECONDS)
+                    continue
                 again = await _storage(
                     store.change_watchers(self.client, room_id, self.process_id, 0)
                 )

@@ -1,5 +1,5 @@
 """The room service against a real Redis: a cache left behind by another process's commit,
-and commands of one process racing for a room."""
+commands of one process racing for a room, and a spectator count that loses to moves."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import pytest
 import redis.asyncio as aioredis
 
 from server import store
+from server.errors import BusyError
 from server.fanout import Fanout
 from server.metrics import Metrics
 from server.rooms import Move, SeatHolder, SetSpectators, new_room
@@ -63,3 +64,30 @@ async def test_two_commands_of_one_process_racing_for_a_room_both_apply_from_the
     loaded = await load_room(redis_client, "r2")
     assert loaded is not None
     assert (loaded.room.version, loaded.room.spectators, loaded.room.record) == (2, 3, ("a1",))
+
+
+async def test_a_spectator_count_that_loses_every_attempt_to_moves_is_tried_again(
+    redis_client: aioredis.Redis, ttt: ModuleType, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Under a stream of moves a count update can lose all its commit attempts; the room
+    must still end with the right count."""
+    await store.create_room(redis_client, new_room("r3", "tictactoe", "", (ANN, BOB)))
+    service = RoomService(redis_client, Fanout(redis_client, "a"), Metrics(), "a")
+    command = service.command
+    refused = 0
+
+    async def busy_once(room_id: str, what: object, *args: object) -> int:
+        nonlocal refused
+        if isinstance(what, SetSpectators) and refused == 0:
+            refused += 1
+            raise BusyError("the room kept changing; try again")
+        return await command(room_id, what, *args)
+
+    monkeypatch.setattr(service, "command", busy_once)
+    await service.change_spectators("r3", +1)
+    async with asyncio.timeout(5):
+        while service._count_tasks:
+            await asyncio.gather(*service._count_tasks.values())
+    loaded = await store.load_room(redis_client, "r3")
+    assert refused == 1
+    assert loaded is not None and loaded.room.spectators == 1
