@@ -5,7 +5,9 @@ least one local socket watches the room, and hands every published diff frame (t
 for every socket) to the local subscribers.  A process that commits a diff also hands it to
 its own sockets at once (:meth:`Fanout.deliver`); subscribers drop versions they already have.
 After the pub/sub connection is lost and restored, ``on_resubscribed`` lets the sockets catch
-up on what was published meanwhile.  Holds no decisions; the Redis client is an argument.
+up on what was published meanwhile; :func:`read_pubsub` is the one loop that reads a
+pub/sub connection through such losses (the lobby's and the tournaments' feeds use it too).
+Holds no decisions; the Redis client is an argument.
 Imports redis, protocol, store and errors.
 """
 
@@ -14,9 +16,10 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable, Coroutine
-from typing import Protocol
+from typing import Any, Protocol
 
 import redis.asyncio as aioredis
+from redis.asyncio.client import PubSub
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
@@ -25,6 +28,9 @@ from server.protocol import VERSION_PREFIX
 from server.store import channel, room_of_channel
 
 log = logging.getLogger(__name__)
+
+RECONNECT_PAUSE = 0.2
+"""Seconds between attempts to read a lost pub/sub connection again."""
 
 
 class Subscriber(Protocol):
@@ -128,35 +134,63 @@ class Fanout:
                 subscriber.push(room_id, version, frame)
 
     async def _read(self) -> None:
-        lost = False
-        while True:
-            try:
-                message = await self._pubsub.get_message(timeout=None)
-            except (RedisConnectionError, RedisTimeoutError, OSError) as error:
-                if not lost:
-                    log.warning("pub/sub connection lost: %s", error)
-                lost = True
-                self._confirmed.clear()
-                await asyncio.sleep(0.2)  # back off before reconnecting
-                continue
-            if message is None:
-                continue
-            if lost and message["type"] == "subscribe":
-                lost = False
-                log.warning("pub/sub connection restored")
-                if self._on_resubscribed is not None:
-                    asyncio.create_task(self._on_resubscribed(list(self._rooms)))
-            name = message["channel"]
-            name = name.decode() if isinstance(name, bytes) else name
-            if message["type"] == "subscribe" and name.startswith("room:"):
-                room_id = room_of_channel(name)
-                if room_id in self._rooms:
-                    self._confirmed.add(room_id)
-            if message["type"] != "message":
-                continue
+        await read_pubsub(
+            self._pubsub,
+            "pub/sub connection",
+            self._on_message,
+            self._confirmed.clear,
+            self._restored,
+        )
+
+    def _restored(self) -> None:
+        if self._on_resubscribed is not None:
+            asyncio.create_task(self._on_resubscribed(list(self._rooms)))
+
+    def _on_message(self, message: dict[str, Any]) -> None:
+        name = message["channel"]
+        name = name.decode() if isinstance(name, bytes) else name
+        if message["type"] == "subscribe" and name.startswith("room:"):
             room_id = room_of_channel(name)
-            data: bytes = message["data"]
-            (version,) = VERSION_PREFIX.unpack_from(data)
-            if self._on_remote is not None:
-                self._on_remote(room_id, version)
-            self.deliver(room_id, version, data[VERSION_PREFIX.size :])
+            if room_id in self._rooms:
+                self._confirmed.add(room_id)
+        if message["type"] != "message":
+            return
+        room_id = room_of_channel(name)
+        data: bytes = message["data"]
+        (version,) = VERSION_PREFIX.unpack_from(data)
+        if self._on_remote is not None:
+            self._on_remote(room_id, version)
+        self.deliver(room_id, version, data[VERSION_PREFIX.size :])
+
+
+async def read_pubsub(
+    pubsub: PubSub,
+    name: str,
+    on_message: Callable[[dict[str, Any]], None],
+    on_lost: Callable[[], None] | None = None,
+    on_restored: Callable[[], None] | None = None,
+) -> None:
+    """Hand every message of ``pubsub`` to ``on_message`` for ever, riding out lost
+    connections: redis-py reconnects and subscribes again on the next read.  What was
+    published meanwhile is gone, so ``on_restored`` runs once the subscription is back (to
+    resend fresh state); ``on_lost`` runs on each failed read."""
+    lost = False
+    while True:
+        try:
+            message = await pubsub.get_message(timeout=None)
+        except (RedisConnectionError, RedisTimeoutError, OSError) as error:
+            if not lost:
+                log.warning("%s lost: %s", name, error)
+            lost = True
+            if on_lost is not None:
+                on_lost()
+            await asyncio.sleep(RECONNECT_PAUSE)
+            continue
+        if message is None:
+            continue
+        if lost and message["type"] == "subscribe":
+            lost = False
+            log.warning("%s restored", name)
+            if on_restored is not None:
+                on_restored()
+        on_message(message)

@@ -42,6 +42,7 @@ from lobby.identity import Player, is_guest_id
 from lobby.presence import HEARTBEAT_TTL
 from lobby.ratings import rating_pool
 from server import store
+from server.fanout import read_pubsub
 from server.protocol import ServerLobby, ServerLobbyEvent, encode
 from server.rooms import ABORTED, Room, SeatHolder, new_room, rematch_room
 from server.service import RoomService, _storage
@@ -362,29 +363,20 @@ class LobbyService:
                 follower.push_frame(frame)
 
     async def _read(self) -> None:
-        lost = False
-        while True:
-            try:
-                message = await self._pubsub.get_message(timeout=None)
-            except (RedisConnectionError, RedisTimeoutError, OSError) as error:
-                if not lost:
-                    log.warning("lobby feed lost: %s", error)
-                lost = True
-                await asyncio.sleep(0.2)
-                continue
-            if message is None:
-                continue
-            if message["type"] == "subscribe" and lost:
-                lost = False
-                asyncio.create_task(self._resend_snapshots())
-            if message["type"] != "message":
-                continue
-            try:
-                event = lobby_store.decode_event(message["data"])
-            except ValueError:
-                log.warning("unreadable lobby event %r", message["data"])
-                continue
-            self._deliver(event)
+        await read_pubsub(self._pubsub, "lobby feed", self._on_message, None, self._restored)
+
+    def _restored(self) -> None:
+        asyncio.create_task(self._resend_snapshots())
+
+    def _on_message(self, message: dict[str, Any]) -> None:
+        if message["type"] != "message":
+            return
+        try:
+            event = lobby_store.decode_event(message["data"])
+        except ValueError:
+            log.warning("unreadable lobby event %r", message["data"])
+            return
+        self._deliver(event)
 
     async def _resend_snapshots(self) -> None:
         """After the feed was lost, events may be missing: send every follower the lobby."""

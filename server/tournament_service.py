@@ -47,6 +47,7 @@ from lobby.identity import Player, is_guest_id
 from lobby.tournaments import ErrorCode, Format, Status, Step, Tournament, TournamentError
 from server import store
 from server.errors import BadRequestError, ClientError
+from server.fanout import read_pubsub
 from server.protocol import (
     ServerTournament,
     ServerTournamentEvent,
@@ -398,31 +399,22 @@ class TournamentService:
             self._pushing.pop(tournament_id, None)
 
     async def _read(self) -> None:
-        lost = False
-        while True:
-            try:
-                message = await self._pubsub.get_message(timeout=None)
-            except (RedisConnectionError, RedisTimeoutError, OSError) as error:
-                if not lost:
-                    log.warning("tournament feed lost: %s", error)
-                lost = True
-                await asyncio.sleep(0.2)
-                continue
-            if message is None:
-                continue
-            if message["type"] == "subscribe" and lost:
-                lost = False
-                task = asyncio.create_task(self._resend())
-                self._pending.add(task)
-                task.add_done_callback(self._pending.discard)
-            if message["type"] != "message":
-                continue
-            try:
-                summary = ts.decode_notice(message["data"])
-            except ValueError:
-                log.warning("unreadable tournament notice %r", message["data"])
-                continue
-            self._announced(summary)
+        await read_pubsub(self._pubsub, "tournament feed", self._on_message, None, self._restored)
+
+    def _restored(self) -> None:
+        task = asyncio.create_task(self._resend())
+        self._pending.add(task)
+        task.add_done_callback(self._pending.discard)
+
+    def _on_message(self, message: dict[str, Any]) -> None:
+        if message["type"] != "message":
+            return
+        try:
+            summary = ts.decode_notice(message["data"])
+        except ValueError:
+            log.warning("unreadable tournament notice %r", message["data"])
+            return
+        self._announced(summary)
 
     async def _resend(self) -> None:
         """After the feed was lost, notices may be missing: send every follower a fresh copy.
