@@ -31,6 +31,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import traceback
 import urllib.parse
 from collections import defaultdict
 from collections.abc import Callable
@@ -477,7 +478,10 @@ async def play(
         task.cancel()
     failures = [t.exception() for t in tables if t.done() and not t.cancelled() and t.exception()]
     if failures:
-        print(f"{len(failures)} tables failed, the first with {failures[0]!r}", file=sys.stderr)
+        first = failures[0]
+        ours = [f for f in traceback.extract_tb(first.__traceback__) if f.filename == __file__]
+        place = f" in {ours[-1].name} (line {ours[-1].lineno})" if ours else ""
+        print(f"{len(failures)} tables failed, the first with {first!r}{place}", file=sys.stderr)
     await redis.aclose()
 
 
