@@ -78,8 +78,16 @@ def _diff(old: PlainData, new: PlainData, path: Path, ops: list[Op]) -> None:
                 before = old[key]
                 if before is value:
                     continue  # shared by both (rules reuse unchanged parts): no walk at all
-                if type(before) is not type(value) or before != value:
-                    if isinstance(value, _CONTAINERS):
+                kind = type(value)
+                if kind is not type(before):
+                    _diff(before, value, [*path, key], ops)
+                elif before != value:
+                    # Straight to the walk of the kind, which need not compare again.
+                    if kind is dict:
+                        _diff(before, value, [*path, key], ops)
+                    elif kind is list or kind is tuple:
+                        _diff_lists(before, value, [*path, key], ops)
+                    elif isinstance(value, _CONTAINERS):
                         _diff(before, value, [*path, key], ops)
                     else:  # a changed scalar (the usual case), without a call
                         ops.append([SET, [*path, key], value])
@@ -106,7 +114,8 @@ def _diff_lists(old: Sequence[Any], new: Sequence[Any], path: Path, ops: list[Op
     # game's long lists).  Equal elements are taken as unchanged: a bool replaced by an
     # equal int inside an otherwise equal list goes unnoticed (rules data never does that).
     size = len(old)
-    if type(old) is type(new) and len(new) >= size and new[:size] == old:
+    # (Equal lengths take the general way: an equal list gives no operation there either.)
+    if type(old) is type(new) and len(new) > size and new[:size] == old:
         # Only appended to, like a move record: one comparison of the kept part, which is
         # quick when it holds the very same objects.
         for i in range(size, len(new)):
