@@ -158,8 +158,8 @@ class RoomService:
             frame = encode_diff(room_id, new.version, diff(loaded.doc, doc))
             whole = new.version - loaded.doc_version >= self.snapshot_every
             started = time.perf_counter()
-            result = await _storage(
-                store.commit(
+            try:  # as _storage does, without its coroutine: this runs on every move
+                result = await store.commit(
                     self.client,
                     room_id,
                     loaded.room.version,
@@ -171,7 +171,8 @@ class RoomService:
                     self.fanout.is_subscribed(room_id),
                     self.batcher,
                 )
-            )
+            except _STORAGE_ERRORS as error:
+                raise UnavailableError(f"storage unavailable: {error}") from error
             self.metrics.observe_commit(time.perf_counter() - started)
             if result.applied:
                 self._remember(Loaded(new, doc, new.version if whole else loaded.doc_version))
@@ -279,9 +280,13 @@ def _request_text(command: Move | Resign | Abort | Draw) -> str:
             return "resign"
 
 
+_STORAGE_ERRORS = (RedisConnectionError, RedisTimeoutError, OSError)
+"""What a lost or silent Redis raises: the client may resend (UnavailableError)."""
+
+
 async def _storage(awaitable: Awaitable[T]) -> T:
     """Await a Redis call, turning a lost connection into an error the client can retry."""
     try:
         return await awaitable
-    except (RedisConnectionError, RedisTimeoutError, OSError) as error:
+    except _STORAGE_ERRORS as error:
         raise UnavailableError(f"storage unavailable: {error}") from error

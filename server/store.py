@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import math
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
@@ -32,6 +33,7 @@ from typing import Any
 import msgpack
 import redis.asyncio as aioredis
 from redis.exceptions import NoScriptError, ResponseError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from server.diff import apply
 from server.rooms import Room, RoomId, room_doc, room_from_doc
@@ -224,9 +226,10 @@ class Batcher:
     round trip for many commits, instead of one each.  Each script stays atomic on its own.
 
     The batch goes out as EVALSHA commands packed here, on a connection of the client's pool,
-    and the replies are read back in order: a redis-py pipeline costs several times the CPU
-    per command.  A lost connection is retried as the client retries its own commands (a
-    retried commit that did commit finds its version taken, and the service then finds its
+    and the replies are read back in order under one read timeout for the whole batch (the
+    client's socket timeout): a redis-py pipeline, or a timer per reply, costs several times
+    the CPU per command.  A lost connection is retried as the client retries its own commands
+    (a retried commit that did commit finds its version taken, and the service then finds its
     acknowledgement).
     """
 
@@ -235,27 +238,25 @@ class Batcher:
         self._pending: list[tuple[_Script, list[str], list[Any], asyncio.Future[Any]]] = []
         self._tasks: set[asyncio.Task[None]] = set()
 
-    async def run(self, script: _Script, keys: list[str], args: list[Any]) -> Any:
+    def run(self, script: _Script, keys: list[str], args: list[Any]) -> asyncio.Future[Any]:
+        """Queue the script for this turn's batch; the future gets its reply (or error)."""
         loop = asyncio.get_running_loop()
         future: asyncio.Future[Any] = loop.create_future()
         self._pending.append((script, keys, args, future))
         if len(self._pending) == 1:
-            loop.call_soon(self._flush)
-        return await future
+            # The task's first step runs after the callbacks already due in this turn,
+            # so the commits they issue join the batch.
+            task = loop.create_task(self._send())
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+        return future
 
-    def _flush(self) -> None:
+    async def _send(self) -> None:
         batch, self._pending = self._pending, []
-        task = asyncio.create_task(self._send(batch))
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-
-    async def _send(
-        self, batch: list[tuple[_Script, list[str], list[Any], asyncio.Future[Any]]]
-    ) -> None:
-        packed = b"".join(
-            _pack_command((b"EVALSHA", script.sha, str(len(keys)), *keys, *args))
-            for script, keys, args, _ in batch
-        )
+        parts: list[bytes] = []
+        for script, keys, args, _ in batch:
+            _pack_into(parts, (b"EVALSHA", script.sha, str(len(keys)), *keys, *args))
+        packed = b"".join(parts)
         try:
             pool = self.client.connection_pool
             connection = await pool.get_connection()
@@ -288,14 +289,21 @@ class Batcher:
 
 
 async def _exchange(connection: Any, packed: bytes, count: int) -> list[Any]:
-    """Send ``count`` packed commands at once and read their replies (errors as values)."""
+    """Send ``count`` packed commands at once and read their replies (errors as values),
+    all within the connection's socket timeout; a timeout drops the connection."""
     await connection.send_packed_command(packed, check_health=False)
     results: list[Any] = []
-    for _ in range(count):
-        try:
-            results.append(await connection.read_response())
-        except ResponseError as error:
-            results.append(error)
+    try:
+        async with asyncio.timeout(connection.socket_timeout):
+            for _ in range(count):
+                try:
+                    # No timer of its own: the batch's timeout above covers it.
+                    results.append(await connection.read_response(timeout=math.inf))
+                except ResponseError as error:
+                    results.append(error)
+    except TimeoutError as error:
+        await connection.disconnect(nowait=True)
+        raise RedisTimeoutError(f"Timeout reading from {connection.host}") from error
     return results
 
 
@@ -303,12 +311,20 @@ async def _disconnect(connection: Any, error: Exception) -> None:
     await connection.disconnect()
 
 
-def _pack_command(args: tuple[bytes | str, ...]) -> bytes:
-    """One command in the Redis protocol (RESP): an array of bulk strings."""
-    encoded = [arg.encode() if isinstance(arg, str) else arg for arg in args]
-    return b"*%d\r\n" % len(encoded) + b"".join(
-        [b"$%d\r\n%b\r\n" % (len(data), data) for data in encoded]
-    )
+def _pack_into(parts: list[bytes], args: tuple[bytes | str, ...]) -> None:
+    """Append one command in the Redis protocol (RESP), an array of bulk strings, to
+    ``parts`` (joined once per batch: the payloads are copied once)."""
+    parts.append(b"*%d\r\n" % len(args))
+    for arg in args:
+        data = arg.encode() if isinstance(arg, str) else arg
+        size = len(data)
+        parts.append(_BULK_HEADERS[size] if size < len(_BULK_HEADERS) else b"$%d\r\n" % size)
+        parts.append(data)
+        parts.append(b"\r\n")
+
+
+_BULK_HEADERS = tuple(b"$%d\r\n" % size for size in range(4096))
+"""The header of a bulk string by its length, made once for the usual sizes."""
 
 
 class _Script:
