@@ -163,7 +163,9 @@ class State:
     ``board`` holds one owner code per position id; ``turn`` is None once the game is over;
     ``history`` holds the repetition keys (board plus seat byte) since the last add or swap.
     ``memo`` caches derived data, the valid destinations of the mover's cubes by source id,
-    once :func:`legal_moves` has computed them; it is not part of the value.
+    once :func:`legal_moves` has computed them; ``texts`` caches ``history`` as to_data's
+    texts, carried over from the previous state by :func:`play` (a long history would
+    otherwise be turned into text again on every move).  Neither is part of the value.
     """
 
     options: Options
@@ -176,6 +178,7 @@ class State:
     history: tuple[bytes, ...] = ()
     result: Outcome | None = None
     memo: Targets | None = field(default=None, compare=False, hash=False, repr=False)
+    texts: tuple[str, ...] | None = field(default=None, compare=False, hash=False, repr=False)
 
 
 # --- options -------------------------------------------------------------------------------
@@ -243,7 +246,7 @@ def set_up(
         start = supply_per_player(options.size)
         supply = (max(0, start - board.count(WHITE)), max(0, start - board.count(BLUE)))
     ply = len(white) + len(blue)
-    return _settle(t, options, bytes(board), supply, _OTHER[to_move], ply, last, (), t.ids)
+    return _settle(t, options, bytes(board), supply, _OTHER[to_move], ply, last, (), (), t.ids)
 
 
 def to_move(state: State) -> Seat | None:
@@ -338,6 +341,7 @@ def play(state: State, move: Move) -> State:
             state.ply + 1,
             str(move),
             (),
+            (),
             (p,),
         )
     if isinstance(move, Shift):
@@ -365,6 +369,7 @@ def play(state: State, move: Move) -> State:
             state.ply + 1,
             str(move),
             state.history,
+            state.texts,
             (target, *chain[:-1]),
         )
     raise IllegalMoveError(f"{move!r} is not an Ankor move")
@@ -420,7 +425,7 @@ def to_data(state: State) -> PlainData:
     if last is not None:
         keys[last] |= 1
     positions = list(map(dict.get, t.entries, keys))
-    if None in positions:
+    if not all(positions):  # an entry not built yet (entries are never empty)
         positions = [found or t.entry(p, keys[p]) for p, found in enumerate(positions)]
     legal = _legal_texts(t, state)
     return {
@@ -433,7 +438,7 @@ def to_data(state: State) -> PlainData:
         "ply": state.ply,
         "last": state.last or None,
         "passes": state.passes,
-        "history": list(map(_key_text, state.history)),
+        "history": list(_history_texts(state)),
         "outcome": None
         if result is None
         else {
@@ -488,6 +493,7 @@ def from_data(data: PlainData) -> State:
             passes=int(data["passes"]),
             history=tuple(_key_from_text(text, options.size) for text in data["history"]),
             result=result,
+            texts=tuple(data["history"]),  # the one text of each key, checked just above
         )
     except (KeyError, TypeError, IndexError) as error:
         raise ValueError(f"not {NAME} position data: {error!r}") from error
@@ -713,10 +719,18 @@ def _key(board: bytes, seat: Seat) -> bytes:
     return board + bytes((seat,))
 
 
-@lru_cache(maxsize=4096)
 def _key_text(key: bytes) -> str:
-    """A repetition key as text; cached, since each state repeats its parent's history."""
+    """A repetition key as text."""
     return key[:-1].translate(_DATA_OWNERS).decode() + str(key[-1])
+
+
+def _history_texts(state: State) -> tuple[str, ...]:
+    """The state's history as texts, made once per state (see ``State.texts``)."""
+    texts = state.texts
+    if texts is None:
+        texts = tuple(map(_key_text, state.history))
+        object.__setattr__(state, "texts", texts)
+    return texts
 
 
 def _key_from_text(text: str, size: int) -> bytes:
@@ -960,12 +974,14 @@ def _settle(
     ply: int,
     last: str,
     history: tuple[bytes, ...],
+    texts: tuple[str, ...] | None,
     changed: Sequence[int],
 ) -> State:
     """The state after ``mover`` acted: a win, else automatic passes, deadlock, repetition.
 
-    ``changed`` are the positions whose cube is new; since nobody had a path before the
-    action, a new path runs through one of them.
+    ``texts`` is ``history`` as text when known (else None).  ``changed`` are the positions
+    whose cube is new; since nobody had a path before the action, a new path runs through
+    one of them.
     """
     other = _OTHER[mover]
     colours = _paths(t, board, changed, options.win_height)
@@ -981,7 +997,7 @@ def _settle(
         winner = mover if mine else other
         result = Outcome(winner, f"{SEAT_NAMES[winner].title()} connects the three sides")
     if result is not None:
-        return State(options, board, supply, None, ply, last, 0, history, result)
+        return State(options, board, supply, None, ply, last, 0, history, result, None, texts)
     # Whoever is to move must have an action: else they pass, and if the mover cannot act
     # either, the game is deadlocked.  Destinations found here serve legal_moves later.
     turn, passes, memo = other, 0, None
@@ -993,12 +1009,20 @@ def _settle(
                 memo = _destinations(t, board, mover + 1)
                 if not memo:
                     result = Outcome(None, "deadlock: neither player can act")
-                    return State(options, board, supply, None, ply, last, 2, history, result)
+                    return State(
+                        options, board, supply, None, ply, last, 2, history, result, None, texts
+                    )
     key = board + _SEAT_BYTES[turn]
+    if texts is not None:
+        texts += (_key_text(key),)
     if history.count(key) >= 2:
         result = Outcome(None, "the same position occurred for the third time")
-        return State(options, board, supply, None, ply, last, passes, history + (key,), result)
-    return State(options, board, supply, turn, ply, last, passes, history + (key,), None, memo)
+        return State(
+            options, board, supply, None, ply, last, passes, history + (key,), result, None, texts
+        )
+    return State(
+        options, board, supply, turn, ply, last, passes, history + (key,), None, memo, texts
+    )
 
 
 _OTHER = (Seat.SECOND, Seat.FIRST)
