@@ -460,10 +460,13 @@ class Connection:
 
     async def _ping(self, room_id: str) -> None:
         """Measure the lag again if ``room_id`` has a live clock (only live moves need it)."""
-        try:
-            clock = (await self.service.room(room_id)).room.clock
-        except RECOVERABLE:
-            return
+        loaded = self.service.cached(room_id)  # after a move, without a coroutine
+        if loaded is None:
+            try:
+                loaded = await self.service.room(room_id)
+            except RECOVERABLE:
+                return
+        clock = loaded.room.clock
         if clock is not None and clock.control.kind is Kind.LIVE:
             self._send(encode(ServerPing(self.lag.ping(time.monotonic()))))
 

@@ -96,6 +96,10 @@ class RoomService:
         self._remember(loaded)
         return loaded
 
+    def cached(self, room_id: RoomId) -> Loaded | None:
+        """The room as this process last read or committed it, if it still holds it."""
+        return self._cache.get(room_id)
+
     def forget_older(self, room_id: RoomId, version: int) -> None:
         """Drop the cached room if a diff to ``version`` was committed elsewhere."""
         loaded = self._cache.get(room_id)
@@ -128,8 +132,10 @@ class RoomService:
         elif isinstance(command, Claim | Presence):
             command = replace(command, now=self.clock())
         for _ in range(COMMIT_ATTEMPTS):
-            cached = room_id in self._cache
-            loaded = await self.room(room_id)
+            loaded = self._cache.get(room_id)  # the usual case, without a coroutine
+            cached = loaded is not None
+            if loaded is None:
+                loaded = await self.room(room_id)
             try:
                 transition = decide(loaded.room, command)
             except StaleVersionError:
@@ -147,7 +153,7 @@ class RoomService:
             if not transition.events:
                 return loaded.room.version
             new = transition.room
-            if any(isinstance(event, RematchAgreed) for event in transition.events):
+            if RematchAgreed in map(type, transition.events):
                 # The rematch's room exists before any client can read its id.
                 await _storage(store.create_room(self.client, rematch_room(new)))
             old = loaded.room
