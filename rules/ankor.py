@@ -415,12 +415,14 @@ def to_data(state: State) -> PlainData:
     last = _last_target(t, state.last)
     # Each position's entry key: owner code, the faces nothing rests on (bit mask) and the
     # last-cube flag.  Index len(board) of ``padded`` is the empty "above" of the top level.
+    # The terms come from bytes.translate: owner << 4, and 2, 4, 8 for a free face.
     padded = board + b"\0"
+    free_a = padded.translate(_FREE_FACE[0])
+    free_b = padded.translate(_FREE_FACE[1])
+    free_c = padded.translate(_FREE_FACE[2])
     keys = [
-        (owner << 4 | (not padded[a]) << 1 | (not padded[b]) << 2 | (not padded[c]) << 3)
-        if owner
-        else 0
-        for owner, (a, b, c) in zip(board, t.tops, strict=True)
+        owner + free_a[a] + free_b[b] + free_c[c] if owner else 0
+        for owner, (a, b, c) in zip(board.translate(_OWNER_KEY), t.tops, strict=True)
     ]
     if last is not None:
         keys[last] |= 1
@@ -457,6 +459,13 @@ _FACES = tuple(
     "".join(trigrid.SIDES[axis] for axis in trigrid.AXES if mask >> axis & 1) for mask in range(8)
 )
 """Visible upper faces by bit mask (bit ``axis`` set when nothing rests on that face)."""
+_OWNER_KEY = bytes.maketrans(bytes((EMPTY, WHITE, BLUE)), bytes((0, WHITE << 4, BLUE << 4)))
+_FREE_FACE = tuple(
+    bytes.maketrans(bytes((EMPTY, WHITE, BLUE)), bytes((2 << axis, 0, 0))) for axis in (0, 1, 2)
+)
+"""``bytes.translate`` tables for to_data's entry keys: an owner code to its part of the
+key, and, for each axis above a position, the code of what rests there to that face's bit
+(2, 4, 8) when it is free."""
 _DATA_OWNERS = bytes.maketrans(bytes((EMPTY, WHITE, BLUE)), DATA_OWNERS.encode())
 """``bytes.translate`` table: owner code to its letter in ``to_data``'s board text."""
 

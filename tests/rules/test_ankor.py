@@ -3,6 +3,7 @@ re-reading of the reference algorithm of spec §4.5, options, notation, data and
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 from collections.abc import Iterator
@@ -500,6 +501,20 @@ def test_to_data_describes_every_position_for_drawing() -> None:
     assert data["outcome"] == {"winner": "blue", "reason": "Blue connects the three sides"}
     assert data["to_move"] is None and data["legal"] == []
     assert ankor.from_data(data) == state
+
+
+def test_to_data_of_played_states_matches_data_made_afresh() -> None:
+    """Play carries derived data (history texts, destinations) from state to state; to_data
+    gives what it gives for the same state with nothing carried over."""
+    rng = random.Random(11)
+    for size in (3, 4):
+        state = ankor.new_game(ankor.Options(size=size))
+        while state.turn is not None:
+            fresh = dataclasses.replace(state, memo=None, texts=None)
+            assert ankor.to_data(state) == ankor.to_data(fresh)
+            state = ankor.play(state, rng.choice(list(ankor.legal_moves(state))))
+            if rng.random() < 0.1:
+                state = ankor.from_data(ankor.to_data(state))
 
 
 def test_to_data_sends_legal_moves_while_the_list_is_short() -> None:
