@@ -164,6 +164,8 @@ class Connection:
         """This socket's network lag, credited (boundedly) to the player's moves."""
         self._open = True
         """False once a close was sent or the peer is gone: nothing more may be sent."""
+        self._gap_fillers: set[asyncio.Task[None]] = set()
+        """Reads of diffs this socket missed (see :meth:`_fill_gap`)."""
         self._answered: tuple[str, int] | None = None
         """The room and version of a diff that went out as the reply to the request being
         handled (requests are handled one at a time)."""
@@ -185,6 +187,8 @@ class Connection:
             self.metrics.connections -= 1
             if self._backlog is not None:
                 self._backlog.clear()
+            for task in tuple(self._gap_fillers):
+                task.cancel()
             await self._leave_all()
             await self._unfollow()
             if self.tournaments is not None:
@@ -204,17 +208,22 @@ class Connection:
             return
         if watch.version is None:
             watch.pending.append((version, frame))
-        elif version > watch.version:
+        elif version == watch.version + 1:
             watch.version = version
             self._send(frame)
+        elif version > watch.version:
+            # The versions in between are committed but reach this process later: replies on
+            # two Redis connections, or a commit here and another process's publication,
+            # overtook each other.  Bring the socket up to date from Redis first.
+            self._fill_gap(room_id, watch, version, frame)
 
     def push_reply(self, room_id: str, version: int, frame: bytes, reply: bytes) -> None:
         """Queue ``reply``, the diff that answers this socket's request; :meth:`_ok` then sends
         nothing more.  If the socket has that version already, or is being brought up to
         date, the plain diff goes the usual way and ``ok`` answers."""
         watch = self.watching.get(room_id)
-        if watch is None or watch.version is None or version <= watch.version:
-            self.push(room_id, version, frame)
+        if watch is None or watch.version is None or version != watch.version + 1:
+            self.push(room_id, version, frame)  # and ``ok`` answers
             return
         watch.version = version
         self._answered = (room_id, version)
@@ -226,6 +235,34 @@ class Connection:
             self._lobby_held.append(frame)
         else:
             self._send(frame)
+
+    def _fill_gap(self, room_id: str, watch: Watch, version: int, frame: bytes) -> None:
+        """Hold ``frame`` (and the diffs after it) while the versions this socket missed are
+        read from Redis, then send them all in order, as a join does."""
+        held = watch.version
+        assert held is not None
+        watch.version = None
+        watch.pending.append((version, frame))
+        task = asyncio.create_task(self._send_missed(room_id, watch, held))
+        self._gap_fillers.add(task)
+        task.add_done_callback(self._gap_fillers.discard)
+
+    async def _send_missed(self, room_id: str, watch: Watch, held: int) -> None:
+        try:
+            version, frames = await self.service.catch_up(room_id, held)
+        except RECOVERABLE:
+            # Storage is away: send what arrived; the client sees the gap and asks to sync.
+            version, frames = held, []
+        if self.watching.get(room_id) is not watch or watch.version is not None:
+            return  # left the room, or a join brought it up to date meanwhile
+        for frame in frames:
+            self._send(frame)
+        for pending_version, frame in watch.pending:
+            if pending_version > version:
+                version = pending_version
+                self._send(frame)
+        watch.pending.clear()
+        watch.version = version
 
     async def catch_up_all(self) -> None:
         """Send what every watched room committed while diffs could not reach this process.

@@ -124,3 +124,49 @@ async def test_the_diff_answers_the_request_unless_the_socket_had_that_version_a
     assert socket.frames()[1] == b"diff-6"
     assert decode_server(socket.frames()[2]) == {"t": "ok", "ref": 8, "room": "r", "version": 6}
     assert len(socket.frames()) == 3
+
+
+class MissedDiffs:
+    """Stands in for the room service's catch-up: the diffs Redis keeps after a version."""
+
+    def __init__(self, frames: dict[int, bytes]) -> None:
+        self.frames = frames
+        self.asked: list[int | None] = []
+
+    async def catch_up(self, room_id: str, version: int | None) -> tuple[int, list[bytes]]:
+        self.asked.append(version)
+        await asyncio.sleep(0)  # a Redis read: other diffs may arrive meanwhile
+        newer = sorted(v for v in self.frames if version is None or v > version)
+        return max(self.frames), [self.frames[v] for v in newer]
+
+
+def gapped_connection(socket: FakeSocket, committed: dict[int, bytes]) -> Connection:
+    conn = connection(socket)
+    conn.service = cast(RoomService, MissedDiffs(committed))
+    conn.watching["r"] = Watch(Role.PLAYER, 0, version=4)
+    return conn
+
+
+async def test_a_diff_after_a_gap_waits_for_the_missed_ones_from_storage() -> None:
+    """Commit replies (or another process's publication) may overtake each other: a socket
+    never skips a version, and gets every diff once, in order."""
+    socket = FakeSocket()
+    conn = gapped_connection(socket, {5: b"diff-5", 6: b"diff-6"})
+    conn.push("r", 6, b"diff-6")
+    conn.push("r", 7, b"diff-7")  # arrives while the missed diff is read
+    await asyncio.wait_for(asyncio.gather(*conn._gap_fillers), 1)
+    conn.push("r", 5, b"diff-5")  # the overtaken diff, late
+    assert cast(MissedDiffs, conn.service).asked == [4]
+    assert socket.frames() == [b"diff-5", b"diff-6", b"diff-7"]
+    assert conn.watching["r"].version == 7
+
+
+async def test_a_reply_after_a_gap_is_an_ok_and_the_diffs_follow_in_order() -> None:
+    socket = FakeSocket()
+    conn = gapped_connection(socket, {5: b"diff-5", 6: b"diff-6"})
+    conn.push_reply("r", 6, b"diff-6", b"diff-6+ref")
+    conn._ok(9, "r", 6)
+    await asyncio.wait_for(asyncio.gather(*conn._gap_fillers), 1)
+    frames = socket.frames()
+    assert decode_server(frames[0]) == {"t": "ok", "ref": 9, "room": "r", "version": 6}
+    assert frames[1:] == [b"diff-5", b"diff-6"]
