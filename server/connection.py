@@ -241,6 +241,7 @@ class Connection:
         read from Redis, then send them all in order, as a join does."""
         held = watch.version
         assert held is not None
+        self.metrics.gaps_filled += 1
         watch.version = None
         watch.pending.append((version, frame))
         task = asyncio.create_task(self._send_missed(room_id, watch, held))

@@ -19,6 +19,9 @@ class Metrics:
     connections: int = 0
     rooms: int = 0
     moves: int = 0
+    gaps_filled: int = 0
+    """Diffs held while a socket's missed versions were read from Redis (commits overtaking
+    each other on their way here)."""
     errors: Counter[str] = field(default_factory=Counter)
     closes: Counter[int] = field(default_factory=Counter)
     commit_counts: list[int] = field(default_factory=lambda: [0] * (len(COMMIT_BUCKETS) + 1))
@@ -40,6 +43,10 @@ class Metrics:
             "# HELP browne_moves_total Moves committed (rate() gives moves/s).",
             "# TYPE browne_moves_total counter",
             f"browne_moves_total {self.moves}",
+            "# HELP browne_gaps_filled_total Diffs that overtook earlier ones; the socket was "
+            "sent the missed ones from Redis first.",
+            "# TYPE browne_gaps_filled_total counter",
+            f"browne_gaps_filled_total {self.gaps_filled}",
             "# HELP browne_errors_total Error replies by code.",
             "# TYPE browne_errors_total counter",
         ]

@@ -157,6 +157,7 @@ async def test_a_diff_after_a_gap_waits_for_the_missed_ones_from_storage() -> No
     await asyncio.wait_for(asyncio.gather(*conn._gap_fillers), 1)
     conn.push("r", 5, b"diff-5")  # the overtaken diff, late
     assert cast(MissedDiffs, conn.service).asked == [4]
+    assert conn.metrics.gaps_filled == 1
     assert socket.frames() == [b"diff-5", b"diff-6", b"diff-7"]
     assert conn.watching["r"].version == 7
 
