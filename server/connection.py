@@ -256,6 +256,11 @@ class Connection:
             version, frames = held, []
         if self.watching.get(room_id) is not watch or watch.version is not None:
             return  # left the room, or a join brought it up to date meanwhile
+        self._send_caught_up(watch, version, frames)
+
+    def _send_caught_up(self, watch: Watch, version: int, frames: list[bytes]) -> int:
+        """Send what storage had up to ``version``, then the diffs that arrived meanwhile and
+        are newer, and follow the room from there; returns the version the socket is at."""
         for frame in frames:
             self._send(frame)
         for pending_version, frame in watch.pending:
@@ -264,6 +269,7 @@ class Connection:
                 self._send(frame)
         watch.pending.clear()
         watch.version = version
+        return version
 
     async def catch_up_all(self) -> None:
         """Send what every watched room committed while diffs could not reach this process.
@@ -454,14 +460,7 @@ class Connection:
                 watch.version = held
                 watch.pending.clear()
             raise
-        for frame in frames:
-            self._send(frame)
-        for pending_version, frame in watch.pending:
-            if pending_version > version:
-                version = pending_version
-                self._send(frame)
-        watch.pending.clear()
-        watch.version = version
+        version = self._send_caught_up(watch, version, frames)
         self._send(
             encode(ServerJoined(request.id, request.room, version, watch.role.value, watch.seat))
         )
