@@ -164,8 +164,9 @@ class State:
     ``history`` holds the repetition keys (board plus seat byte) since the last add or swap.
     ``memo`` caches derived data, the valid destinations of the mover's cubes by source id,
     once :func:`legal_moves` has computed them; ``texts`` caches ``history`` as to_data's
-    texts, carried over from the previous state by :func:`play` (a long history would
-    otherwise be turned into text again on every move).  Neither is part of the value.
+    texts once to_data has made them, and :func:`play` extends them for the next state (a
+    long history would otherwise be turned into text again on every move; states that never
+    reach to_data, like a search's playouts, make none).  Neither is part of the value.
     """
 
     options: Options
@@ -246,7 +247,7 @@ def set_up(
         start = supply_per_player(options.size)
         supply = (max(0, start - board.count(WHITE)), max(0, start - board.count(BLUE)))
     ply = len(white) + len(blue)
-    return _settle(t, options, bytes(board), supply, _OTHER[to_move], ply, last, (), (), t.ids)
+    return _settle(t, options, bytes(board), supply, _OTHER[to_move], ply, last, (), None, t.ids)
 
 
 def to_move(state: State) -> Seat | None:
@@ -341,7 +342,7 @@ def play(state: State, move: Move) -> State:
             state.ply + 1,
             str(move),
             (),
-            (),
+            None,
             (p,),
         )
     if isinstance(move, Shift):
