@@ -296,7 +296,7 @@ def _legal_texts(t: _Tables, state: State) -> list[str]:
     return texts
 
 
-def play(state: State, move: Move) -> State:
+def play(state: State, move: object) -> State:
     """The position after ``move``, then any automatic passes; raises IllegalMoveError."""
     seat = state.turn
     if seat is None:

@@ -1240,10 +1240,10 @@ class _Row(dict[CellId, tuple["Move", "Move", "Move", "Move"]]):
         first, other_first = self.firsts
         second_row = _row(second, self.lp)
         light, dark = second_row.firsts
-        a = _pair_move(first, light)
-        b = _pair_move(first, dark)
-        c = _pair_move(other_first, light)
-        d = _pair_move(other_first, dark)
+        a = Move((first, light))
+        b = Move((first, dark))
+        c = Move((other_first, light))
+        d = Move((other_first, dark))
         block = self[second_row.cell] = (a, b, c, d)  # a key that other rows share
         _SHARED.blocks += 1
         return block
@@ -1312,23 +1312,6 @@ class _Shared:
 _BLOCK_LIMIT = 50_000
 """Blocks the share holds before it makes room: about 19 MB (measured with tracemalloc)."""
 _SHARED = _Shared()
-
-
-def _pair_move(first: Placement, second: Placement) -> Move:
-    """``Move((first, second))`` built without ``__init__``: the hot loop of random play."""
-    move = _new_object(Move)
-    _set_first(move, first)
-    _set_second(move, second)
-    _set_more(move, ())
-    _set_lifted(move, None)
-    return move
-
-
-_new_object = object.__new__
-_set_first = Move.__dict__["first"].__set__
-_set_second = Move.__dict__["second"].__set__
-_set_more = Move.__dict__["more"].__set__
-_set_lifted = Move.__dict__["lifted"].__set__
 
 
 def _placement_sets(state: State, count: int) -> Iterator[Move]:

@@ -198,7 +198,7 @@ def legal_moves(state: State) -> Iterator[Move]:
     )
 
 
-def play(state: State, move: Move) -> State:
+def play(state: State, move: object) -> State:
     """The position after ``move``, with any forced passes that follow it.
 
     Raises IllegalMoveError (reason code in parentheses) and leaves ``state`` unchanged.

@@ -368,7 +368,7 @@ def legal_moves(state: State) -> Iterator[Move]:
     return iter(_legal(state))
 
 
-def play(state: State, move: Move) -> State:
+def play(state: State, move: object) -> State:
     """Push, score the new closed knots, remove them (spec §5.3); raises IllegalMoveError."""
     seat = state.seat
     if seat is None:

@@ -42,7 +42,7 @@ def diff(old: PlainData, new: PlainData) -> list[Op]:
     return ops
 
 
-def apply(doc: PlainData, ops: list[Op]) -> PlainData:
+def apply(doc: PlainData, ops: list[Any]) -> PlainData:
     """Replay ``ops`` on ``doc`` in place and return the result; raises DiffError."""
     for op in ops:
         if not isinstance(op, list) or len(op) < 2 or not isinstance(op[1], list):

@@ -17,6 +17,21 @@ from pathlib import Path
 import pytest
 import redis.asyncio as aioredis
 
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Refuse to test a compiled module older than its source: the extension would shadow
+    the edit, and the tests would pass or fail on code that is no longer there."""
+    for extension in sorted((ROOT / "rules").rglob("*.so")) + sorted(ROOT.glob("server/*.so")):
+        source = extension.parent / (extension.name.split(".", 1)[0] + ".py")
+        if source.exists() and source.stat().st_mtime > extension.stat().st_mtime:
+            pytest.exit(
+                f"{source.relative_to(ROOT)} changed after it was compiled: "
+                "run `./dev test`, which compiles it again",
+                returncode=2,
+            )
+
 
 class RedisServer:
     """A redis-server process owned by the tests, with append-only persistence on disk."""

@@ -183,15 +183,21 @@ def _build() -> tuple[
     )
 
 
+LABELS: tuple[str, ...]
+SHAPES: tuple[str, ...]
+POLYGONS: tuple[tuple[Point, ...], ...]
+CELL_BASES: tuple[frozenset[int], ...]
+NEIGHBOURS: tuple[tuple[CellId, ...], ...]
+EDGE_CELLS: frozenset[CellId]
 LABELS, SHAPES, POLYGONS, CELL_BASES, NEIGHBOURS, EDGE_CELLS = _build()
 """Per cell id: label; BASE_TRIANGLE, SQUARE or ISOLATED_TRIANGLE; corners (x right, y up);
 the base (0 = A) a base triangle belongs to, or the bases a square or corner triangle touches;
 the edge-adjacent cells, ascending.  EDGE_CELLS: cells with a side on the board outline."""
 
-CELL_COUNT = len(LABELS)
+CELL_COUNT: int = len(LABELS)
 CELL_IDS: dict[str, CellId] = {label: cell for cell, label in enumerate(LABELS)}
 CENTROIDS: tuple[Point, ...] = tuple(_centroid(polygon) for polygon in POLYGONS)
-TRIANGLES = frozenset(c for c in range(CELL_COUNT) if SHAPES[c] != SQUARE)
+TRIANGLES: frozenset[CellId] = frozenset(c for c in range(CELL_COUNT) if SHAPES[c] != SQUARE)
 """Base triangles and isolated triangles: O's first move and pairs go only on these."""
 
 BASE_TRIANGLES: tuple[tuple[CellId, ...], ...] = tuple(

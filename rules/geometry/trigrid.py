@@ -40,7 +40,8 @@ API (``g = pyramid(n)``, ``p`` a position id, ``0 <= p < g.count``):
   vertices are the centre plus ``(1, 0)``, ``(1/2, ±sqrt3/2)``, ``(-1/2, ±sqrt3/2)``,
   ``(-1, 0)``.
 
-``occupied`` arguments are predicates ``Callable[[int], bool]`` over position ids.
+``occupied`` arguments are predicates over position ids, ``Callable[[int], object]`` (read as
+truth values: ``bytes.__getitem__`` of a board will do).
 """
 
 from __future__ import annotations
@@ -235,7 +236,7 @@ class Pyramid:
             return p
         return self.find(*parse_label(text))
 
-    def is_supported(self, p: int, occupied: Callable[[int], bool]) -> bool:
+    def is_supported(self, p: int, occupied: Callable[[int], object]) -> bool:
         """Whether a cube may rest at ``p``: on the board, or on three occupied supporters."""
         return all(occupied(s) for s in self.supporters[p])
 
@@ -248,7 +249,7 @@ class Pyramid:
             q = self.above[q][axis]
         return tuple(line)
 
-    def column(self, p: int, occupied: Callable[[int], bool]) -> tuple[int, ...]:
+    def column(self, p: int, occupied: Callable[[int], object]) -> tuple[int, ...]:
         """The occupied chain resting on ``p`` along one axis, lowest first (§1.7).
 
         Empty when ``p`` carries no cube.  Raises ValueError when ``p`` carries more than one

@@ -1,0 +1,49 @@
+"""Compiles the rules engines and the diff to C extensions with mypyc, where a C compiler is.
+
+They are the hot path of every move on the server and of every bot playout, and compiled
+they run 1.1 to 2 times faster (``./dev bench rules``) from the very same source, which
+stays importable as plain Python: without a compiler (or with ``BROWNE_PURE_PYTHON=1``) the
+package installs as pure Python and only runs slower.  The rest of the package's metadata is
+in pyproject.toml.
+"""
+
+import os
+import shutil
+import sys
+
+COMPILED = (
+    "rules/pie.py",
+    "rules/geometry/graph.py",
+    "rules/geometry/plane.py",
+    "rules/geometry/trigrid.py",
+    "rules/geometry/squares.py",
+    "rules/geometry/marque_tiling.py",
+    "rules/ankor.py",
+    "rules/boche.py",
+    "rules/che.py",
+    "rules/marque.py",
+    "rules/osbox.py",
+    "server/diff.py",
+)
+"""The modules built as extensions (the others gain little: they mostly wait on sockets)."""
+
+
+def can_compile() -> bool:
+    return not os.environ.get("BROWNE_PURE_PYTHON") and bool(
+        shutil.which(os.environ.get("CC", "cc"))
+    )
+
+
+def extensions() -> list[object]:
+    if not can_compile():
+        print("no C compiler, or BROWNE_PURE_PYTHON set: installing pure Python", file=sys.stderr)
+        return []
+    from mypyc.build import mypycify
+
+    return mypycify(list(COMPILED))
+
+
+if __name__ == "__main__":  # run by the build; the tests import COMPILED
+    from setuptools import setup
+
+    setup(ext_modules=extensions())

@@ -1,0 +1,31 @@
+"""The rules engines and the diff run compiled (see setup.py) wherever a C compiler is."""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def package_setup() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("package_setup", ROOT / "setup.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_hot_modules_are_compiled_where_a_compiler_is() -> None:
+    setup = package_setup()
+    if not setup.can_compile():
+        pytest.skip("no C compiler here, so the package was installed as pure Python")
+    for path in setup.COMPILED:
+        module = importlib.import_module(path.removesuffix(".py").replace("/", "."))
+        assert module.__file__ is not None and module.__file__.endswith(".so"), (
+            f"{path} runs as pure Python: reinstall the package (./dev test does)"
+        )
