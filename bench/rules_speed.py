@@ -14,6 +14,7 @@ import statistics
 import time
 from typing import Any
 
+from bench import engine_build
 from rules import GAMES, find_game
 from rules.api import GameRules
 
@@ -77,6 +78,7 @@ def _median_us(timings: list[int]) -> float:
 
 
 def run(names: list[str], seconds: float) -> None:
+    print(f"rules engines: {engine_build()}")
     print(
         f"{'game':8} {'playouts/s':>11} {'per CPU s':>10} {'target':>7} {'play() median µs':>17}"
         f" {'samples':>8} {'to_data() median µs':>20}"

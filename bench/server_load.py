@@ -43,6 +43,7 @@ from typing import Any, Self
 import msgpack
 import redis.asyncio as aioredis
 
+from bench import engine_build
 from lobby.identity import Player, issue_token, new_guest
 from rules import GAMES, find_game
 from rules.api import GameRules
@@ -724,6 +725,7 @@ def report(args: argparse.Namespace, stats: Stats) -> None:
         f"{args.processes} server process{'es' if args.processes > 1 else ''}"
     )
     print(f"load average at the end: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
+    print(f"rules engines: {engine_build()}")
     print(f"moves/s            {result['moves'] / result['elapsed']:9.0f}")
     print(
         f"move round trip    p50 {1000 * percentile(rtt, 0.5):6.2f} ms"
