@@ -51,12 +51,14 @@ pbmserv orientation of spec §1.2)::
      "faces": [{"position": "1b1", "face": "U" | "V" | "W",
                 "corners": [[x, y] * 4],          # T, A, F, B: a rhombus in drawing order
                 "colours": ["dark" | "light"] * 4, # colour of each corner (cap or band end)
-                "band": "TF" | "AB"}, ...],       # the diagonal the band joins
+                "band": "TF" | "AB"} | None, ...], # the diagonal the band joins
      "legal": ["a:a1", ...] | None}                # None when more than 300 moves
 
-``faces`` lists exactly the visible faces, lowest level first, so drawing them in order
-paints the pyramid correctly; empty holes of level 0 are the positions of level 0 with no
-rotation.
+``faces`` has one slot per position and face (U, V, W), lowest level first, so drawing the
+visible ones in order paints the pyramid correctly; a hidden face's slot is None.  The slots
+stay put from move to move, so a move changes only the few faces it shows or covers (a list
+of just the visible faces would shift, and its diff would resend most of it).  Empty holes of
+level 0 are the positions of level 0 with no rotation.
 """
 
 from __future__ import annotations
@@ -782,21 +784,22 @@ def _sides_text(sides: set[str]) -> str:
 
 
 def _faces_data(tables: _Tables, state: State) -> list[PlainData]:
-    if state.z is None:
-        return []
+    """The ``faces`` slots: face ``x`` of position ``p`` at ``p * 3 + x``, None if hidden."""
     board = state.board
+    faces: list[PlainData] = [None] * (3 * len(board))
+    z = state.z
+    if z is None:
+        return faces
     above = tables.grid.above
     band_tf = tables.band_tf
-    z = state.z
     entries = tables.face_entries(z)
-    faces = []
     for p, r in enumerate(board):
         if r == EMPTY:
             continue
         for x, q in enumerate(above[p]):
             if q is None or board[q] == EMPTY:
                 key = (p * 3 + x) * 2 + band_tf[r][x]
-                faces.append(entries.get(key) or tables.face_entry(z, key))
+                faces[p * 3 + x] = entries.get(key) or tables.face_entry(z, key)
     return faces
 
 

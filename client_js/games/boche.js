@@ -38,6 +38,7 @@ function draw(data, view) {
   const byPosition = new Map();
   const levels = new Map(data.positions.map((p) => [p.position, p.level]));
   for (const face of data.faces) {
+    if (face === null) continue; // a hidden face keeps its slot, so diffs stay small
     const shape = face.corners.map(flip);
     const bandIndex = face.band === "TF" ? 0 : 1;
     const capIndexes = face.band === "TF" ? [1, 3] : [0, 2];

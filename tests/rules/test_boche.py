@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import random
 import string
@@ -369,11 +370,22 @@ def test_full_pyramid_has_one_connecting_colour_in_both_join_modes(size: int) ->
 
 
 def test_visible_faces_are_three_per_board_cube() -> None:
+    grid = pyramid(5)
     for state in random_playout("-size=5 -fill_board", 2)[::7]:
         faces = boche.to_data(state)["faces"]
-        grid = pyramid(5)
+        assert len(faces) == 3 * len(grid.labels)  # a slot for every face, shown or not
         board_cubes = sum(state.board[p] != boche.EMPTY for p in grid.level_positions[0])
-        assert len(faces) == 3 * board_cubes
+        assert sum(face is not None for face in faces) == 3 * board_cubes
+
+
+def test_a_move_changes_only_the_face_slots_it_shows_or_covers() -> None:
+    """Faces keep their slots, so a room's diff of a move stays small: the cube's three faces
+    appear, and each cube it rests on loses the face it covers."""
+    states = random_playout("-size=5", 4)
+    for before, after in itertools.pairwise(states[1:]):
+        old, new = boche.to_data(before)["faces"], boche.to_data(after)["faces"]
+        changed = sum(a is not b for a, b in zip(old, new, strict=True))
+        assert 0 < changed <= 6
 
 
 # Data and drawing ---------------------------------------------------------------------------
@@ -389,7 +401,8 @@ def test_to_data_round_trips_and_describes_the_drawing() -> None:
     assert sorted(data["legal"]) == sorted(boche.move_text(m) for m in boche.legal_moves(state))
     cubes = {p["position"]: p["rotation"] for p in data["positions"] if p["rotation"]}
     assert cubes == {"c2": "a", "c1": "b"}
-    face = next(f for f in data["faces"] if f["position"] == "c2" and f["face"] == "U")
+    shown = [f for f in data["faces"] if f is not None]
+    face = next(f for f in shown if f["position"] == "c2" and f["face"] == "U")
     assert face["band"] == "TF" and face["colours"] == ["dark", "light", "dark", "light"]
     assert len(face["corners"]) == 4 and all(len(c) == 2 for c in face["corners"])
 

@@ -22,7 +22,7 @@ from server.diff import apply, diff
 PLIES = 120
 DIGESTS = {
     "ankor": "3097df7aa9b63bb9aa326f569d6efca2e25f66670b0f44f457fb49dce434a029",
-    "boche": "4a2c95dabccea12125f80699a91f259013d03e8cf6f6fc6beea78af8901ed64c",
+    "boche": "dfb28663e0f89e1faa064841d1d92655ef6a7617cc5785fb6d7cef3336468a40",
     "che": "e503a2a4adfec3dbae54b4d392861531a79b32d05223f30242d31fce07bbcd34",
     "marque": "37e7794b66ec1ad1f4d2fa4c3d36df701144053894af51120d5105875ad898e0",
     "osbox": "52dbd5323c84156e8ed61715e90f5e68272ea5c3b47c3cfb56930637f644c5c8",
