@@ -6,6 +6,7 @@ a Redis that happens to run on the machine, and a test can restart it to prove p
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import shutil
 import socket
@@ -13,6 +14,7 @@ import subprocess
 import time
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 import redis.asyncio as aioredis
@@ -20,17 +22,27 @@ import redis.asyncio as aioredis
 ROOT = Path(__file__).resolve().parent.parent
 
 
+def package_setup() -> ModuleType:
+    """setup.py as a module (its build runs only as a script): ``COMPILED``, ``can_compile``."""
+    spec = importlib.util.spec_from_file_location("package_setup", ROOT / "setup.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def pytest_sessionstart(session: pytest.Session) -> None:
     """Refuse to test a compiled module older than its source: the extension would shadow
     the edit, and the tests would pass or fail on code that is no longer there."""
-    for extension in sorted((ROOT / "rules").rglob("*.so")) + sorted(ROOT.glob("server/*.so")):
-        source = extension.parent / (extension.name.split(".", 1)[0] + ".py")
-        if source.exists() and source.stat().st_mtime > extension.stat().st_mtime:
-            pytest.exit(
-                f"{source.relative_to(ROOT)} changed after it was compiled: "
-                "run `./dev test`, which compiles it again",
-                returncode=2,
-            )
+    for path in package_setup().COMPILED:
+        source = ROOT / path
+        for extension in source.parent.glob(f"{source.stem}.*.so"):
+            if source.stat().st_mtime > extension.stat().st_mtime:
+                pytest.exit(
+                    f"{path} changed after it was compiled: "
+                    "run `./dev test`, which compiles it again",
+                    returncode=2,
+                )
 
 
 class RedisServer:

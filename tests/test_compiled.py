@@ -3,21 +3,10 @@
 from __future__ import annotations
 
 import importlib
-import importlib.util
-from pathlib import Path
-from types import ModuleType
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-
-
-def package_setup() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("package_setup", ROOT / "setup.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from tests.conftest import package_setup
 
 
 def test_the_hot_modules_are_compiled_where_a_compiler_is() -> None:
