@@ -142,6 +142,7 @@ def create_app(settings: Settings) -> Starlette:
                 await tournaments.stop()
                 await lobby.stop()
             await fanout.stop()
+            await service.aclose()
             await client.aclose(close_connection_pool=True)
 
     async def websocket_endpoint(scope: Scope, receive: Receive, send: Send) -> None:

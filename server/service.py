@@ -16,6 +16,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
+from functools import partial
 from typing import Any, TypeVar
 
 import redis.asyncio as aioredis
@@ -41,6 +42,7 @@ from server.rooms import (
     Room,
     RoomId,
     SetSpectators,
+    Transition,
     decide,
     rematch_room,
     room_doc,
@@ -164,6 +166,18 @@ class RoomService:
             frame = encode_diff(room_id, new.version, diff(loaded.doc, doc))
             whole = new.version - loaded.doc_version >= self.snapshot_every
             started = time.perf_counter()
+            published = partial(
+                self._publish,
+                room_id,
+                loaded,
+                new,
+                doc,
+                frame,
+                whole,
+                transition,
+                author,
+                request_id,
+            )
             try:  # as _storage does, without its coroutine: this runs on every move
                 result = await store.commit(
                     self.client,
@@ -176,21 +190,14 @@ class RoomService:
                     self.history,
                     self.fanout.is_subscribed(room_id),
                     self.batcher,
+                    published,
                 )
             except _STORAGE_ERRORS as error:
                 raise UnavailableError(f"storage unavailable: {error}") from error
             self.metrics.observe_commit(time.perf_counter() - started)
-            if result.applied:
-                self._remember(Loaded(new, doc, new.version if whole else loaded.doc_version))
+            if result.applied:  # and published
                 if isinstance(command, Move):
                     self.metrics.moves += 1
-                if author is not None and request_id is not None:
-                    reply = diff_reply(frame, request_id)
-                    self.fanout.deliver(room_id, new.version, frame, author, reply)
-                else:
-                    self.fanout.deliver(room_id, new.version, frame)
-                if self.on_commit is not None:
-                    self.on_commit(new, transition.events)
                 if timed:
                     await _storage(clock_store.settle(self.client, new))
                 return new.version
@@ -202,6 +209,37 @@ class RoomService:
             # else another command of this process committed first (a spectator count during
             # a move, say) and the cache holds what it committed: decide again from there.
         raise BusyError("the room kept changing; try again")
+
+    def _publish(
+        self,
+        room_id: RoomId,
+        loaded: Loaded,
+        new: Room,
+        doc: dict[str, Any],
+        frame: bytes,
+        whole: bool,
+        transition: Transition,
+        author: Author | None,
+        request_id: RequestId | None,
+        result: store.CommitResult,
+    ) -> None:
+        """Once a commit is read back applied: cache the room and hand its diff to the local
+        sockets, before the command's task gets its turn again (under load, a wait of one
+        whole pass over every socket's work)."""
+        if not result.applied:
+            return
+        self._remember(Loaded(new, doc, new.version if whole else loaded.doc_version))
+        if author is not None and request_id is not None:
+            reply = diff_reply(frame, request_id)
+            self.fanout.deliver(room_id, new.version, frame, author, reply)
+        else:
+            self.fanout.deliver(room_id, new.version, frame)
+        if self.on_commit is not None:
+            self.on_commit(new, transition.events)
+
+    async def aclose(self) -> None:
+        """Stop committing: what is unanswered fails, and the batcher's connection goes back."""
+        await self.batcher.aclose()
 
     async def catch_up(self, room_id: RoomId, version: int | None) -> tuple[int, list[bytes]]:
         """The frames that bring a client from ``version`` to now: diffs, or a snapshot."""

@@ -25,13 +25,17 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import logging
 import math
+from collections import deque
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
 import msgpack
 import redis.asyncio as aioredis
+from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import NoScriptError, ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
@@ -43,6 +47,9 @@ DIFF_HISTORY = 100
 SNAPSHOT_EVERY = 32
 """A commit rewrites the whole document once this many diffs were kept since the last one;
 the others send only their diff, which is usually a small part of the document."""
+
+
+log = logging.getLogger(__name__)
 
 
 def room_key(room_id: RoomId) -> str:
@@ -154,10 +161,17 @@ async def commit(
     history: int = DIFF_HISTORY,
     subscribed: bool = False,
     batcher: Batcher | None = None,
+    then: Callable[[CommitResult], None] | None = None,
 ) -> CommitResult:
     """Keep the diff (and the whole new document, when given), record the ack and publish,
-    all only if the room is still at ``expected_version`` and ``ack_field`` never committed."""
-    run = batcher.run if batcher is not None else partial(_run, client)
+    all only if the room is still at ``expected_version`` and ``ack_field`` never committed.
+    ``then`` gets the result first: with a batcher, as soon as Redis's reply is read, before
+    the caller's task gets its turn to resume."""
+    if batcher is None:
+        run: Callable[..., Awaitable[Any]] = partial(_run, client)
+    else:
+        told = None if then is None else lambda reply: then(_commit_result(reply))
+        run = partial(batcher.run, then=told)
     result = await run(
         _COMMIT,
         [room_key(room_id), diffs_key(room_id), acks_key(room_id)],
@@ -172,7 +186,14 @@ async def commit(
             "1" if subscribed else "0",
         ],
     )
-    status, version = int(result[0]), int(result[1])
+    committed = _commit_result(result)
+    if batcher is None and then is not None:
+        then(committed)
+    return committed
+
+
+def _commit_result(reply: list[Any]) -> CommitResult:
+    status, version = int(reply[0]), int(reply[1])
     return CommitResult(applied=status == 1, duplicate=status == 2, version=version)
 
 
@@ -222,89 +243,253 @@ async def session_secret(client: aioredis.Redis, fresh: bytes) -> bytes:
 
 
 class Batcher:
-    """Sends the scripts issued during one event-loop turn as one pipeline: one write and one
-    round trip for many commits, instead of one each.  Each script stays atomic on its own.
+    """Sends the scripts issued during one event-loop turn as one write on a connection of
+    its own, and reads their replies in order as they come.  Each script stays atomic.
 
-    The batch goes out as EVALSHA commands packed here, on a connection of the client's pool,
-    and the replies are read back in order under one read timeout for the whole batch (the
-    client's socket timeout): a redis-py pipeline, or a timer per reply, costs several times
-    the CPU per command.  A lost connection is retried as the client retries its own commands
-    (a retried commit that did commit finds its version taken, and the service then finds its
-    acknowledgement).
+    Under load each turn of the event loop runs a long queue of ready steps (every socket's
+    moves), and whenever a commit waits for a step of its own it waits for that whole queue,
+    several milliseconds.  So a commit waits for as few steps as can be: the batch's write,
+    then the reader's, which answers each reply as it is read and runs the commit's ``then``
+    right there, so that the move's frames go out before its task resumes.
+    The connection is held, not checked out per batch: a checkout reads the socket to check
+    its health, and a write under the pool's socket timeout runs as a task of its own
+    (``asyncio.wait_for``); each of those was one more wait for the loop.  The replies of a
+    batch are read under one timeout instead, the pool's socket timeout: a timer per reply
+    costs several times the CPU.  The commands are packed here, which costs a fraction of
+    what a redis-py pipeline does.
+    A lost connection is retried as the client retries its own commands: the commands not
+    answered yet are sent again in order on a new connection (a retried commit that did commit
+    finds its version taken, and the service then finds its acknowledgement).
     """
 
     def __init__(self, client: aioredis.Redis) -> None:
         self.client = client
-        self._pending: list[tuple[_Script, list[str], list[Any], asyncio.Future[Any]]] = []
-        self._tasks: set[asyncio.Task[None]] = set()
+        pool = client.connection_pool
+        self.timeout: float = pool.connection_kwargs.get("socket_timeout") or READ_TIMEOUT
+        self._pending: list[_Call] = []
+        self._in_flight: deque[deque[_Call]] = deque()
+        """Batches written, oldest first, each holding its calls not answered yet."""
+        self._connection: Any = None
+        self._pool_timeout: float | None = None
+        self._ready: asyncio.Task[None] | None = None
+        """Checking out the connection, or sending the unanswered calls again after a loss:
+        batches wait for it, so that nothing is written in between."""
+        self._reader: asyncio.Task[None] | None = None
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._closed = False
 
-    def run(self, script: _Script, keys: list[str], args: list[Any]) -> asyncio.Future[Any]:
-        """Queue the script for this turn's batch; the future gets its reply (or error)."""
-        loop = asyncio.get_running_loop()
-        future: asyncio.Future[Any] = loop.create_future()
-        self._pending.append((script, keys, args, future))
+    def run(
+        self,
+        script: _Script,
+        keys: list[str],
+        args: list[Any],
+        then: Callable[[Any], None] | None = None,
+    ) -> asyncio.Future[Any]:
+        """Queue the script for this turn's batch; the future gets its reply (or error), and
+        ``then``, if given, is called with the reply first, as soon as it is read."""
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        if self._closed:
+            future.set_exception(RedisConnectionError("the commit batcher is closed"))
+            return future
+        self._pending.append(_Call(script, keys, args, future, then))
         if len(self._pending) == 1:
             # The task's first step runs after the callbacks already due in this turn,
             # so the commits they issue join the batch.
-            task = loop.create_task(self._send())
-            self._tasks.add(task)
-            task.add_done_callback(self._tasks.discard)
+            self._spawn(self._send())
         return future
 
+    async def aclose(self) -> None:
+        """Stop, failing what is unanswered, and give the connection back to the pool."""
+        self._closed = True
+        for task in list(self._tasks):
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        unanswered = [call for batch in self._in_flight for call in batch] + self._take_pending()
+        self._in_flight.clear()
+        self._fail(unanswered, RedisConnectionError("the commit batcher is closed"))
+        connection, self._connection = self._connection, None
+        if connection is not None:
+            await connection.disconnect()
+            connection.socket_timeout = self._pool_timeout
+            await self.client.connection_pool.release(connection)
+
     async def _send(self) -> None:
-        batch, self._pending = self._pending, []
+        while self._ready is not None or not self._connected():
+            if self._ready is None:
+                self._ready = self._spawn(self._connect())
+            try:
+                await asyncio.shield(self._ready)
+            except Exception as error:
+                self._fail(self._take_pending(), error)
+                return
+        batch = self._take_pending()
+        if not batch:
+            return
+        connection = self._connection
+        self._in_flight.append(deque(batch))  # before the write: no other write comes between
         parts: list[bytes] = []
-        for script, keys, args, _ in batch:
-            _pack_into(parts, (b"EVALSHA", script.sha, str(len(keys)), *keys, *args))
-        packed = b"".join(parts)
+        for call in batch:
+            script, keys = call.script, call.keys
+            _pack_into(parts, (b"EVALSHA", script.sha, str(len(keys)), *keys, *call.args))
         try:
-            pool = self.client.connection_pool
-            connection = await pool.get_connection()
+            # Connected, without a socket timeout: written at once, never waiting.
+            await connection.send_packed_command(b"".join(parts), check_health=False)
+        except _LOST as error:
+            self._lost(error)
+            return
+        if self._reader is None:
+            self._reader = self._spawn(self._read(connection))
+
+    def _connected(self) -> bool:
+        return self._connection is not None and self._connection.is_connected
+
+    async def _connect(self) -> None:
+        try:
+            async with asyncio.timeout(self.timeout):
+                if self._connection is None:
+                    connection = await self.client.connection_pool.get_connection()
+                    self._pool_timeout = connection.socket_timeout
+                    connection.socket_timeout = None  # this batcher times its reads itself
+                    self._connection = connection
+                await self._connection.connect()
+        finally:
+            self._ready = None
+
+    async def _read(self, connection: Any) -> None:
+        try:
+            while self._in_flight:
+                calls = self._in_flight[0]
+                async with asyncio.timeout(self.timeout):
+                    while calls:
+                        try:
+                            # No timer of its own: the batch's timeout above covers it.
+                            result = await connection.read_response(timeout=math.inf)
+                        except ResponseError as error:
+                            result = error
+                        self._answer(calls.popleft(), result)
+                self._in_flight.popleft()
+        except _LOST as error:
+            self._lost(error)
+        finally:
+            self._reader = None
+
+    def _lost(self, error: BaseException) -> None:
+        """The connection failed: send what is unanswered again, once the reader has
+        stopped (the first to notice starts it; the others find it under way)."""
+        if self._ready is None:
+            self._ready = self._spawn(self._resend(error))
+
+    async def _resend(self, error: BaseException) -> None:
+        connection = self._connection
+        try:
+            reader = self._reader
+            if reader is not None and reader is not asyncio.current_task():
+                reader.cancel()
+                await asyncio.gather(reader, return_exceptions=True)
+            calls = [call for batch in self._in_flight for call in batch]
+            self._in_flight.clear()
+            await connection.disconnect(nowait=True)
+            if not calls:
+                return
+            packed: list[bytes] = []
+            for call in calls:
+                args = (b"EVALSHA", call.script.sha, str(len(call.keys)), *call.keys, *call.args)
+                _pack_into(packed, args)
             try:
                 results = await connection.retry.call_with_retry(
-                    partial(_exchange, connection, packed, len(batch)),
+                    partial(self._exchange, connection, b"".join(packed), len(calls)),
                     partial(_disconnect, connection),
                 )
-            finally:
-                await pool.release(connection)
-        except BaseException as error:
-            for *_, future in batch:
-                if not future.done():
-                    future.set_exception(error)
-            if not isinstance(error, Exception):
-                raise
+            except Exception as failure:
+                self._fail(calls, failure)
+                return
+            for call, result in zip(calls, results, strict=True):
+                self._answer(call, result)
+        finally:
+            self._ready = None
+
+    async def _exchange(self, connection: Any, packed: bytes, count: int) -> list[Any]:
+        """Send ``count`` packed commands at once and read their replies (errors as values),
+        all within the batch timeout; a timeout drops the connection."""
+        await connection.send_packed_command(packed, check_health=False)
+        results: list[Any] = []
+        try:
+            async with asyncio.timeout(self.timeout):
+                for _ in range(count):
+                    try:
+                        results.append(await connection.read_response(timeout=math.inf))
+                    except ResponseError as error:
+                        results.append(error)
+        except TimeoutError as error:
+            await connection.disconnect(nowait=True)
+            raise RedisTimeoutError(f"Timeout reading from {connection.host}") from error
+        return results
+
+    def _answer(self, call: _Call, result: Any) -> None:
+        if isinstance(result, NoScriptError):  # Redis restarted: not run, so run it now
+            self._spawn(self._run_again(call))
             return
-        for (script, keys, args, future), result in zip(batch, results, strict=True):
-            if isinstance(result, NoScriptError):  # Redis restarted: not run, so run it now
-                try:
-                    result = await _run(self.client, script, keys, args)
-                except Exception as error:
-                    result = error
-            if future.done():
-                continue
-            if isinstance(result, Exception):
-                future.set_exception(result)
-            else:
-                future.set_result(result)
+        if call.future.done():
+            return
+        if isinstance(result, Exception):
+            call.future.set_exception(result)
+            return
+        if call.then is not None:
+            try:
+                call.then(result)
+            except Exception:
+                log.exception("handling the reply of %s failed", call.keys)
+        call.future.set_result(result)
+
+    async def _run_again(self, call: _Call) -> None:
+        try:
+            result = await _run(self.client, call.script, call.keys, call.args)
+        except Exception as error:
+            result = error
+        self._answer(call, result)
+
+    def _take_pending(self) -> list[_Call]:
+        batch, self._pending = self._pending, []
+        return batch
+
+    @staticmethod
+    def _fail(calls: list[_Call], error: BaseException) -> None:
+        for call in calls:
+            if not call.future.done():
+                call.future.set_exception(error)
+
+    def _spawn(self, coroutine: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
+        task = asyncio.get_running_loop().create_task(coroutine)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
 
 
-async def _exchange(connection: Any, packed: bytes, count: int) -> list[Any]:
-    """Send ``count`` packed commands at once and read their replies (errors as values),
-    all within the connection's socket timeout; a timeout drops the connection."""
-    await connection.send_packed_command(packed, check_health=False)
-    results: list[Any] = []
-    try:
-        async with asyncio.timeout(connection.socket_timeout):
-            for _ in range(count):
-                try:
-                    # No timer of its own: the batch's timeout above covers it.
-                    results.append(await connection.read_response(timeout=math.inf))
-                except ResponseError as error:
-                    results.append(error)
-    except TimeoutError as error:
-        await connection.disconnect(nowait=True)
-        raise RedisTimeoutError(f"Timeout reading from {connection.host}") from error
-    return results
+class _Call:
+    """One script queued in a batch, with what to do with its reply."""
+
+    __slots__ = ("script", "keys", "args", "future", "then")
+
+    def __init__(
+        self,
+        script: _Script,
+        keys: list[str],
+        args: list[Any],
+        future: asyncio.Future[Any],
+        then: Callable[[Any], None] | None,
+    ) -> None:
+        self.script = script
+        self.keys = keys
+        self.args = args
+        self.future = future
+        self.then = then
+
+
+READ_TIMEOUT = 5.0
+"""How long a batch's replies may take when the client sets no socket timeout."""
+
+_LOST = (RedisConnectionError, RedisTimeoutError, TimeoutError, OSError)
+"""What a lost or silent connection raises."""
 
 
 async def _disconnect(connection: Any, error: Exception) -> None:

@@ -7,6 +7,7 @@ from types import ModuleType
 
 import pytest
 import redis.asyncio as aioredis
+import redis.exceptions
 
 from server import store
 from server.diff import diff
@@ -195,3 +196,86 @@ async def test_batched_commits_keep_their_own_results(
     assert results[2].version == 0
     again = await store.commit(redis_client, "b0", 0, 1, None, b"x", "ack0", batcher=batcher)
     assert (again.duplicate, again.version) == (True, 1)
+
+
+async def batched_moves(
+    client: aioredis.Redis, batcher: store.Batcher, rooms: list[Room], told: list[str]
+) -> list[asyncio.Task[store.CommitResult]]:
+    """One opening move in each room, committed through ``batcher``; ``then`` notes each."""
+    commits = []
+    for room in rooms:
+        loaded = await store.load_room(client, room.id)
+        assert loaded is not None
+        new = decide(loaded.room, Move(ANN.id, 0, "a1")).room
+        frame = encode_diff(room.id, 1, diff(loaded.doc, room_doc(new)))
+        commit = store.commit(
+            client,
+            room.id,
+            0,
+            1,
+            None,
+            frame,
+            batcher=batcher,
+            then=lambda result, room_id=room.id: told.append(f"{room_id} {result.applied}"),
+        )
+        commits.append(asyncio.ensure_future(commit))
+    return commits
+
+
+async def test_batched_commits_are_told_before_their_callers_resume(
+    redis_client: aioredis.Redis, ttt: ModuleType
+) -> None:
+    """Every commit of a batch is told its result as its reply is read, before any of the
+    callers gets its turn (the service hands out the move's frames there)."""
+    batcher = store.Batcher(redis_client)
+    rooms = [
+        await store.create_room(redis_client, new_room(f"t{i}", "tictactoe", "", (ANN, BOB)))
+        for i in range(3)
+    ]
+    told: list[str] = []
+    seen_on_resuming = []
+    for commit in await batched_moves(redis_client, batcher, rooms, told):
+        commit.add_done_callback(lambda _: seen_on_resuming.append(list(told)))
+    while len(seen_on_resuming) < 3:
+        await asyncio.sleep(0.01)
+    assert told == ["t0 True", "t1 True", "t2 True"]
+    assert seen_on_resuming[0] == told
+    await batcher.aclose()
+
+
+async def test_a_lost_batcher_connection_sends_the_unanswered_commits_again(
+    redis_client: aioredis.Redis, ttt: ModuleType
+) -> None:
+    batcher = store.Batcher(redis_client)
+    rooms = [
+        await store.create_room(redis_client, new_room(f"l{i}", "tictactoe", "", (ANN, BOB)))
+        for i in range(4)
+    ]
+    told: list[str] = []
+    first = await batched_moves(redis_client, batcher, rooms[:1], told)
+    assert (await first[0]).applied  # the batcher holds a connection now
+    await redis_client.client_kill_filter(_type="normal", skipme=True)
+    results = await asyncio.gather(*await batched_moves(redis_client, batcher, rooms[1:], told))
+    assert [r.applied for r in results] == [True, True, True]
+    assert told == ["l0 True", "l1 True", "l2 True", "l3 True"]
+    for room in rooms:
+        assert await store.current_version(redis_client, room.id) == 1
+    await batcher.aclose()
+
+
+async def test_closing_the_batcher_fails_what_it_has_not_answered(
+    redis_client: aioredis.Redis, ttt: ModuleType
+) -> None:
+    batcher = store.Batcher(redis_client)
+    room = await store.create_room(redis_client, new_room("c0", "tictactoe", "", (ANN, BOB)))
+    told: list[str] = []
+    (commit,) = await batched_moves(redis_client, batcher, [room], told)
+    await asyncio.sleep(0)  # the commit is queued
+    await batcher.aclose()
+    with pytest.raises(redis.exceptions.ConnectionError, match="closed"):
+        await commit
+    (later,) = await batched_moves(redis_client, batcher, [room], told)
+    with pytest.raises(redis.exceptions.ConnectionError, match="closed"):
+        await later
+    assert told == []
+    assert await store.current_version(redis_client, room.id) == 0
