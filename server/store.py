@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
+import hiredis
 import msgpack
 import redis.asyncio as aioredis
 from redis.exceptions import ConnectionError as RedisConnectionError
@@ -255,8 +256,8 @@ class Batcher:
     its health, and a write under the pool's socket timeout runs as a task of its own
     (``asyncio.wait_for``); each of those was one more wait for the loop.  The replies of a
     batch are read under one timeout instead, the pool's socket timeout: a timer per reply
-    costs several times the CPU.  The commands are packed here, which costs a fraction of
-    what a redis-py pipeline does.
+    costs several times the CPU.  hiredis packs the commands, for a fraction of what a
+    redis-py pipeline costs.
     A lost connection is retried as the client retries its own commands: the commands not
     answered yet are sent again in order on a new connection (a retried commit that did commit
     finds its version taken, and the service then finds its acknowledgement).
@@ -327,13 +328,9 @@ class Batcher:
             return
         connection = self._connection
         self._in_flight.append(deque(batch))  # before the write: no other write comes between
-        parts: list[bytes] = []
-        for call in batch:
-            script, keys = call.script, call.keys
-            _pack_into(parts, (b"EVALSHA", script.sha, str(len(keys)), *keys, *call.args))
         try:
             # Connected, without a socket timeout: written at once, never waiting.
-            await connection.send_packed_command(b"".join(parts), check_health=False)
+            await connection.send_packed_command(_packed(batch), check_health=False)
         except _LOST as error:
             self._lost(error)
             return
@@ -391,13 +388,9 @@ class Batcher:
             await connection.disconnect(nowait=True)
             if not calls:
                 return
-            packed: list[bytes] = []
-            for call in calls:
-                args = (b"EVALSHA", call.script.sha, str(len(call.keys)), *call.keys, *call.args)
-                _pack_into(packed, args)
             try:
                 results = await connection.retry.call_with_retry(
-                    partial(self._exchange, connection, b"".join(packed), len(calls)),
+                    partial(self._exchange, connection, _packed(calls), len(calls)),
                     partial(_disconnect, connection),
                 )
             except Exception as failure:
@@ -496,20 +489,17 @@ async def _disconnect(connection: Any, error: Exception) -> None:
     await connection.disconnect()
 
 
-def _pack_into(parts: list[bytes], args: tuple[bytes | str, ...]) -> None:
-    """Append one command in the Redis protocol (RESP), an array of bulk strings, to
-    ``parts`` (joined once per batch: the payloads are copied once)."""
-    parts.append(b"*%d\r\n" % len(args))
-    for arg in args:
-        data = arg.encode() if isinstance(arg, str) else arg
-        size = len(data)
-        parts.append(_BULK_HEADERS[size] if size < len(_BULK_HEADERS) else b"$%d\r\n" % size)
-        parts.append(data)
-        parts.append(b"\r\n")
-
-
-_BULK_HEADERS = tuple(b"$%d\r\n" % size for size in range(4096))
-"""The header of a bulk string by its length, made once for the usual sizes."""
+def _packed(calls: list[_Call]) -> bytes:
+    """The calls as EVALSHA commands in the Redis protocol, one buffer for one write (packed
+    by hiredis, in C)."""
+    return b"".join(
+        [
+            hiredis.pack_command(
+                (b"EVALSHA", call.script.sha, str(len(call.keys)), *call.keys, *call.args)
+            )
+            for call in calls
+        ]
+    )
 
 
 class _Script:
