@@ -212,9 +212,9 @@ class Connection:
             watch.version = version
             self._send(frame)
         elif version > watch.version:
-            # The versions in between are committed but reach this process later: replies on
-            # two Redis connections, or a commit here and another process's publication,
-            # overtook each other.  Bring the socket up to date from Redis first.
+            # The versions in between are committed but reach this process later: a commit
+            # here and another process's publication overtook each other (or a commit run
+            # again after a Redis restart).  Bring the socket up to date from Redis first.
             self._fill_gap(room_id, watch, version, frame)
 
     def push_reply(self, room_id: str, version: int, frame: bytes, reply: bytes) -> None:
