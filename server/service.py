@@ -42,7 +42,6 @@ from server.rooms import (
     Room,
     RoomId,
     SetSpectators,
-    Transition,
     decide,
     rematch_room,
     room_doc,
@@ -166,17 +165,9 @@ class RoomService:
             frame = encode_diff(room_id, new.version, diff(loaded.doc, doc))
             whole = new.version - loaded.doc_version >= self.snapshot_every
             started = time.perf_counter()
+            committed = Loaded(new, doc, new.version if whole else loaded.doc_version)
             published = partial(
-                self._publish,
-                room_id,
-                loaded,
-                new,
-                doc,
-                frame,
-                whole,
-                transition,
-                author,
-                request_id,
+                self._publish, committed, frame, transition.events, author, request_id
             )
             try:  # as _storage does, without its coroutine: this runs on every move
                 result = await store.commit(
@@ -212,13 +203,9 @@ class RoomService:
 
     def _publish(
         self,
-        room_id: RoomId,
-        loaded: Loaded,
-        new: Room,
-        doc: dict[str, Any],
+        committed: Loaded,
         frame: bytes,
-        whole: bool,
-        transition: Transition,
+        events: tuple[Event, ...],
         author: Author | None,
         request_id: RequestId | None,
         result: store.CommitResult,
@@ -228,14 +215,15 @@ class RoomService:
         whole pass over every socket's work)."""
         if not result.applied:
             return
-        self._remember(Loaded(new, doc, new.version if whole else loaded.doc_version))
+        self._remember(committed)
+        room = committed.room
         if author is not None and request_id is not None:
             reply = diff_reply(frame, request_id)
-            self.fanout.deliver(room_id, new.version, frame, author, reply)
+            self.fanout.deliver(room.id, room.version, frame, author, reply)
         else:
-            self.fanout.deliver(room_id, new.version, frame)
+            self.fanout.deliver(room.id, room.version, frame)
         if self.on_commit is not None:
-            self.on_commit(new, transition.events)
+            self.on_commit(room, events)
 
     async def aclose(self) -> None:
         """Stop committing: what is unanswered fails, and the batcher's connection goes back."""

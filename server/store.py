@@ -171,8 +171,7 @@ async def commit(
     if batcher is None:
         run: Callable[..., Awaitable[Any]] = partial(_run, client)
     else:
-        told = None if then is None else lambda reply: then(_commit_result(reply))
-        run = partial(batcher.run, then=told)
+        run = partial(batcher.run, then=partial(_told, then))
     result = await run(
         _COMMIT,
         [room_key(room_id), diffs_key(room_id), acks_key(room_id)],
@@ -187,15 +186,22 @@ async def commit(
             "1" if subscribed else "0",
         ],
     )
-    committed = _commit_result(result)
-    if batcher is None and then is not None:
-        then(committed)
-    return committed
+    if batcher is not None:
+        return result  # read as a CommitResult, and told, by _told
+    return _told(then, result)
 
 
-def _commit_result(reply: list[Any]) -> CommitResult:
+def _told(then: Callable[[CommitResult], None] | None, reply: list[Any]) -> CommitResult:
+    """The commit script's reply as a CommitResult, told to ``then`` first (a failure there
+    is logged: the commit stands all the same)."""
     status, version = int(reply[0]), int(reply[1])
-    return CommitResult(applied=status == 1, duplicate=status == 2, version=version)
+    result = CommitResult(applied=status == 1, duplicate=status == 2, version=version)
+    if then is not None:
+        try:
+            then(result)
+        except Exception:
+            log.exception("handling the commit of version %d failed", version)
+    return result
 
 
 async def current_version(client: aioredis.Redis, room_id: RoomId) -> int | None:
@@ -284,10 +290,10 @@ class Batcher:
         script: _Script,
         keys: list[str],
         args: list[Any],
-        then: Callable[[Any], None] | None = None,
+        then: Callable[[Any], Any] | None = None,
     ) -> asyncio.Future[Any]:
-        """Queue the script for this turn's batch; the future gets its reply (or error), and
-        ``then``, if given, is called with the reply first, as soon as it is read."""
+        """Queue the script for this turn's batch; the future gets its reply (or error), or,
+        given ``then``, what ``then`` makes of the reply, called as soon as it is read."""
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         if self._closed:
             future.set_exception(RedisConnectionError("the commit batcher is closed"))
@@ -429,9 +435,10 @@ class Batcher:
             return
         if call.then is not None:
             try:
-                call.then(result)
-            except Exception:
-                log.exception("handling the reply of %s failed", call.keys)
+                result = call.then(result)
+            except Exception as error:
+                call.future.set_exception(error)
+                return
         call.future.set_result(result)
 
     async def _run_again(self, call: _Call) -> None:
@@ -458,24 +465,15 @@ class Batcher:
         return task
 
 
+@dataclass(slots=True)
 class _Call:
-    """One script queued in a batch, with what to do with its reply."""
+    """One script queued in a batch, with what to make of its reply."""
 
-    __slots__ = ("script", "keys", "args", "future", "then")
-
-    def __init__(
-        self,
-        script: _Script,
-        keys: list[str],
-        args: list[Any],
-        future: asyncio.Future[Any],
-        then: Callable[[Any], None] | None,
-    ) -> None:
-        self.script = script
-        self.keys = keys
-        self.args = args
-        self.future = future
-        self.then = then
+    script: _Script
+    keys: list[str]
+    args: list[Any]
+    future: asyncio.Future[Any]
+    then: Callable[[Any], Any] | None
 
 
 READ_TIMEOUT = 5.0
