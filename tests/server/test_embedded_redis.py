@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import redis.asyncio as aioredis
 
-from server.embedded_redis import EmbeddedRedis
+from server.embedded_redis import EmbeddedRedis, redis_version
 
 
 async def test_data_survives_a_stop_and_start(tmp_path: Path) -> None:
@@ -37,3 +38,17 @@ async def test_a_leftover_server_on_the_same_data_is_stopped_first(tmp_path: Pat
     await client.aclose()
     second.stop()
     first.process = None
+
+
+async def test_runs_the_binary_it_is_given_and_reads_its_version(tmp_path: Path) -> None:
+    """The server bench runs the deployment's Redis this way, and reports its version."""
+    binary = shutil.which("redis-server")
+    assert binary is not None, "the tests' own redis-server is on PATH"
+    server = EmbeddedRedis(tmp_path / "data", tcp=True, binary=binary)
+    server.start()
+    client = aioredis.Redis.from_url(server.url)
+    running = (await client.info("server"))["redis_version"]
+    await client.aclose()
+    server.stop()
+    assert redis_version(binary) == tuple(map(int, running.split(".")))
+    assert redis_version(str(tmp_path / "no-such-redis")) == ()
