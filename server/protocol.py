@@ -663,14 +663,16 @@ def encode(message: ServerMessage | ClientMessage) -> bytes:
     body: dict[str, Any] = {"t": message.TYPE.value}
     for field in dataclasses.fields(message):
         body[field.name] = getattr(message, field.name)
-    return msgpack.packb(body, use_bin_type=True)
+    frame: bytes = msgpack.packb(body, use_bin_type=True)
+    return frame
 
 
 def encode_diff(room: str, version: int, ops: list[Any]) -> bytes:
     """The frame of a diff, built directly because it is encoded on every move."""
-    return msgpack.packb(
+    frame: bytes = msgpack.packb(
         {"t": "diff", "room": room, "version": version, "ops": ops}, use_bin_type=True
     )
+    return frame
 
 
 def diff_reply(frame: bytes, ref: RequestId) -> bytes:
@@ -678,10 +680,11 @@ def diff_reply(frame: bytes, ref: RequestId) -> bytes:
     committed the diff, without encoding the operations again."""
     if frame[0] != 0x84:  # a fixmap of the four fields encode_diff writes
         raise ValueError("not a frame of encode_diff")
-    return b"\x85" + frame[1:] + _REF_KEY + msgpack.packb(ref, use_bin_type=True)
+    packed_ref: bytes = msgpack.packb(ref, use_bin_type=True)
+    return b"\x85" + frame[1:] + _REF_KEY + packed_ref
 
 
-_REF_KEY = msgpack.packb("ref")
+_REF_KEY: bytes = msgpack.packb("ref")
 
 
 def decode_server(frame: bytes) -> dict[str, Any]:

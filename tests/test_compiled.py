@@ -1,4 +1,4 @@
-"""The rules engines and the diff run compiled (see setup.py) wherever a C compiler is."""
+"""The rules engines, the diff and the rooms run compiled (setup.py) wherever a C compiler is."""
 
 from __future__ import annotations
 
