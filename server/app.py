@@ -74,12 +74,6 @@ class Runtime:
     tournaments: TournamentService
 
 
-def redis_client(url: str, pool_size: int) -> aioredis.Redis:
-    """A client whose pool waits for a free connection instead of raising under load."""
-    pool = aioredis.BlockingConnectionPool.from_url(url, max_connections=pool_size, timeout=10)
-    return aioredis.Redis(connection_pool=pool)
-
-
 def create_app(settings: Settings) -> Starlette:
     """The app for ``settings``; Redis must be reachable at ``settings.redis_url``."""
     if settings.redis_url is None:
@@ -88,7 +82,7 @@ def create_app(settings: Settings) -> Starlette:
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        client = redis_client(redis_url, settings.redis_pool_size)
+        client = store.redis_client(redis_url, settings.redis_pool_size)
         secret = settings.session_secret or await store.session_secret(
             client, secrets.token_bytes(32)
         )

@@ -28,7 +28,7 @@ import hashlib
 import logging
 import math
 from collections import deque
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
@@ -36,6 +36,8 @@ from typing import Any
 import hiredis
 import msgpack
 import redis.asyncio as aioredis
+from redis.asyncio.connection import Connection as TcpConnection
+from redis.asyncio.connection import UnixDomainSocketConnection
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import NoScriptError, ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
@@ -51,6 +53,53 @@ the others send only their diff, which is usually a small part of the document."
 
 
 log = logging.getLogger(__name__)
+
+
+def redis_client(url: str, pool_size: int) -> aioredis.Redis:
+    """A client whose pool waits for a free connection instead of raising under load, and
+    whose connections report a write to a closed transport as a lost connection."""
+    unix = url.startswith("unix:")
+    connection_class = _UnixConnection if unix else _TcpConnection
+    pool = aioredis.BlockingConnectionPool.from_url(
+        url, max_connections=pool_size, timeout=10, connection_class=connection_class
+    )
+    if unix:  # the URL's own connection class wins over the argument: put ours back
+        pool.connection_class = _UnixConnection
+    return aioredis.Redis(connection_pool=pool)
+
+
+class _ClosedWrites:
+    """A connection that a reset closed while it sat idle counts as not connected, so the
+    pool and the batcher connect again before using it, instead of writing into it.
+
+    redis-py's check on checkout looks for buffered data or an end of file, and a reset
+    leaves neither (the stream holds the error instead).  A write there fails: under uvloop
+    with RuntimeError ("the handler is closed"), which redis-py passes on as it is; every
+    caller here handles a lost connection (the client resends, the batcher sends again), so
+    that is reported as one: nothing was written, and nothing else may be read as its reply.
+    """
+
+    _reader: Any
+    _writer: Any
+
+    @property
+    def is_connected(self) -> bool:
+        writer = self._writer
+        return self._reader is not None and writer is not None and not writer.is_closing()
+
+    async def send_packed_command(self, command: Any, check_health: bool = True) -> None:
+        try:
+            await super().send_packed_command(command, check_health)  # type: ignore[misc]
+        except RuntimeError as error:
+            raise RedisConnectionError(f"writing to a closed connection: {error}") from error
+
+
+class _TcpConnection(_ClosedWrites, TcpConnection):
+    pass
+
+
+class _UnixConnection(_ClosedWrites, UnixDomainSocketConnection):
+    pass
 
 
 def room_key(room_id: RoomId) -> str:
@@ -168,27 +217,22 @@ async def commit(
     all only if the room is still at ``expected_version`` and ``ack_field`` never committed.
     ``then`` gets the result first: with a batcher, as soon as Redis's reply is read, before
     the caller's task gets its turn to resume."""
-    if batcher is None:
-        run: Callable[..., Awaitable[Any]] = partial(_run, client)
-    else:
-        run = partial(batcher.run, then=partial(_told, then))
-    result = await run(
-        _COMMIT,
-        [room_key(room_id), diffs_key(room_id), acks_key(room_id)],
-        [
-            str(expected_version),
-            str(new_version),
-            b"" if doc is None else doc,
-            diff_frame,
-            ack_field,
-            str(history),
-            channel(room_id),
-            "1" if subscribed else "0",
-        ],
-    )
+    keys = [room_key(room_id), diffs_key(room_id), acks_key(room_id)]
+    args: list[Any] = [
+        str(expected_version),
+        str(new_version),
+        b"" if doc is None else doc,
+        diff_frame,
+        ack_field,
+        str(history),
+        channel(room_id),
+        "1" if subscribed else "0",
+    ]
     if batcher is not None:
-        return result  # read as a CommitResult, and told, by _told
-    return _told(then, result)
+        # Read as a CommitResult, and told, by _told; the batcher adds the tag.
+        result: CommitResult = await batcher.run(_COMMIT, keys, args, partial(_told, then))
+        return result
+    return _told(then, await _run(client, _COMMIT, keys, [*args, b""]))
 
 
 def _told(then: Callable[[CommitResult], None] | None, reply: list[Any]) -> CommitResult:
@@ -284,6 +328,7 @@ class Batcher:
         self._reader: asyncio.Task[None] | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
         self._closed = False
+        self._tags = 0
 
     def run(
         self,
@@ -293,12 +338,19 @@ class Batcher:
         then: Callable[[Any], Any] | None = None,
     ) -> asyncio.Future[Any]:
         """Queue the script for this turn's batch; the future gets its reply (or error), or,
-        given ``then``, what ``then`` makes of the reply, called as soon as it is read."""
+        given ``then``, what ``then`` makes of the reply, called as soon as it is read.
+
+        The batcher passes the script one more argument, a tag of its own, which the script
+        must return as the last element of its reply: a reply is taken as the answer to a
+        call only when it names that call.
+        """
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         if self._closed:
             future.set_exception(RedisConnectionError("the commit batcher is closed"))
             return future
-        self._pending.append(_Call(script, keys, args, future, then))
+        self._tags += 1
+        tag = b"%d" % self._tags
+        self._pending.append(_Call(script, keys, [*args, tag], tag, future, then))
         if len(self._pending) == 1:
             # The task's first step runs after the callbacks already due in this turn,
             # so the commits they issue join the batch.
@@ -337,7 +389,9 @@ class Batcher:
         try:
             # Connected, without a socket timeout: written at once, never waiting.
             await connection.send_packed_command(_packed(batch), check_health=False)
-        except _LOST as error:
+        except Exception as error:
+            # Whatever the failure, the batch is listed and unanswered: send it again on a
+            # new connection, never leave it waiting for replies that belong to others.
             self._lost(error)
             return
         if self._reader is None:
@@ -369,9 +423,10 @@ class Batcher:
                             result = await connection.read_response(timeout=math.inf)
                         except ResponseError as error:
                             result = error
+                        _check_answers(calls[0], result)
                         self._answer(calls.popleft(), result)
                 self._in_flight.popleft()
-        except _LOST as error:
+        except Exception as error:  # lost, silent, or out of step: start again, in order
             self._lost(error)
         finally:
             self._reader = None
@@ -403,6 +458,11 @@ class Batcher:
                 self._fail(calls, failure)
                 return
             for call, result in zip(calls, results, strict=True):
+                try:
+                    _check_answers(call, result)
+                except _OutOfStepError as failure:
+                    self._fail([call], failure)
+                    continue
                 self._answer(call, result)
         finally:
             self._ready = None
@@ -467,20 +527,32 @@ class Batcher:
 
 @dataclass(slots=True)
 class _Call:
-    """One script queued in a batch, with what to make of its reply."""
+    """One script queued in a batch, with the tag its reply must end with and what to make
+    of the reply."""
 
     script: _Script
     keys: list[str]
     args: list[Any]
+    tag: bytes
     future: asyncio.Future[Any]
     then: Callable[[Any], Any] | None
 
 
+class _OutOfStepError(RedisConnectionError):
+    """A reply that does not name the call it would answer: the connection's replies are out
+    of step with its calls, and nothing more read from it can be trusted."""
+
+
+def _check_answers(call: _Call, reply: Any) -> None:
+    """Raises _OutOfStepError unless ``reply`` is an error or ends with ``call``'s tag."""
+    if isinstance(reply, Exception):
+        return
+    if not isinstance(reply, list) or not reply or reply[-1] != call.tag:
+        raise _OutOfStepError(f"a reply {reply!r:.80} does not answer call {call.tag!r}")
+
+
 READ_TIMEOUT = 5.0
 """How long a batch's replies may take when the client sets no socket timeout."""
-
-_LOST = (RedisConnectionError, RedisTimeoutError, TimeoutError, OSError)
-"""What a lost or silent connection raises."""
 
 
 async def _disconnect(connection: Any, error: Exception) -> None:
@@ -523,12 +595,13 @@ return 1
 
 _COMMIT = _Script(
     """
+-- ARGV[9] is the caller's tag, returned last so the reply names its call.
 if ARGV[5] ~= '' then
   local done = redis.call('HGET', KEYS[3], ARGV[5])
-  if done then return {2, tonumber(done)} end
+  if done then return {2, tonumber(done), ARGV[9]} end
 end
 local current = redis.call('HGET', KEYS[1], 'version')
-if current ~= ARGV[1] then return {0, tonumber(current or '-1')} end
+if current ~= ARGV[1] then return {0, tonumber(current or '-1'), ARGV[9]} end
 if ARGV[3] == '' then
   redis.call('HSET', KEYS[1], 'version', ARGV[2])
 else
@@ -543,7 +616,7 @@ local listeners = redis.call('PUBSUB', 'NUMSUB', ARGV[7])[2] - tonumber(ARGV[8])
 if listeners > 0 then
   redis.call('PUBLISH', ARGV[7], struct.pack('>I4I4', 0, tonumber(ARGV[2])) .. ARGV[4])
 end
-return {1, tonumber(ARGV[2])}
+return {1, tonumber(ARGV[2]), ARGV[9]}
 """
 )
 

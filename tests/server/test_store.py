@@ -279,3 +279,68 @@ async def test_closing_the_batcher_fails_what_it_has_not_answered(
         await later
     assert told == []
     assert await store.current_version(redis_client, room.id) == 0
+
+
+async def test_a_write_that_fails_leaves_no_commit_waiting_for_the_replies_of_others(
+    redis_client: aioredis.Redis, ttt: ModuleType
+) -> None:
+    """A write into a connection that a reset closed fails (under uvloop, with RuntimeError):
+    its commits are sent again on a new connection, and the next batch's replies answer the
+    next batch only."""
+    batcher = store.Batcher(redis_client)
+    rooms = [
+        await store.create_room(redis_client, new_room(f"w{i}", "tictactoe", "", (ANN, BOB)))
+        for i in range(3)
+    ]
+    told: list[str] = []
+    (first,) = await batched_moves(redis_client, batcher, rooms[:1], told)
+    assert (await first).applied
+    connection = batcher._connection
+    write = connection.send_packed_command
+    failures = [RuntimeError("unable to perform operation on <TCPTransport closed=True>")]
+
+    async def closed_once(command: object, check_health: bool = True) -> None:
+        if failures:
+            await connection.disconnect(nowait=True)  # as redis-py does when a write fails
+            raise failures.pop()
+        await write(command, check_health)
+
+    connection.send_packed_command = closed_once
+    (x,) = await batched_moves(redis_client, batcher, rooms[1:2], told)
+    await asyncio.sleep(0.05)  # the failed write is over before the next batch comes
+    (y,) = await batched_moves(redis_client, batcher, rooms[2:], told)
+    assert [(await x).applied, (await y).applied] == [True, True]
+    assert told == ["w0 True", "w1 True", "w2 True"]
+    for room in rooms:
+        assert await store.current_version(redis_client, room.id) == 1
+    await batcher.aclose()
+
+
+async def test_a_reply_that_answers_no_call_sends_the_batch_again(
+    redis_client: aioredis.Redis, ttt: ModuleType
+) -> None:
+    """Replies out of step with their calls (here a stray reply comes first) are never taken
+    as answers: the batcher starts again on a new connection, and each commit learns its own
+    outcome (one that committed before the restart finds its acknowledgement)."""
+    batcher = store.Batcher(redis_client)
+    rooms = [
+        await store.create_room(redis_client, new_room(f"s{i}", "tictactoe", "", (ANN, BOB)))
+        for i in range(3)
+    ]
+    (first,) = await batched_moves(redis_client, batcher, rooms[:1], [])
+    assert (await first).applied
+    await batcher._connection.send_packed_command(b"*1\r\n$4\r\nPING\r\n", check_health=False)
+    commits = []
+    for room in rooms[1:]:
+        loaded = await store.load_room(redis_client, room.id)
+        assert loaded is not None
+        new = decide(loaded.room, Move(ANN.id, 0, "a1")).room
+        frame = encode_diff(room.id, 1, diff(loaded.doc, room_doc(new)))
+        ack = f"0:{ANN.id}:{room.id}"
+        commits.append(store.commit(redis_client, room.id, 0, 1, None, frame, ack, batcher=batcher))
+    results = await asyncio.gather(*commits)
+    assert [(r.applied or r.duplicate, r.version) for r in results] == [(True, 1), (True, 1)]
+    for room in rooms:
+        assert await store.current_version(redis_client, room.id) == 1
+        assert len(await redis_client.lrange(store.diffs_key(room.id), 0, -1)) == 1
+    await batcher.aclose()
