@@ -87,7 +87,7 @@ log = logging.getLogger(__name__)
 
 MAX_ROOMS_PER_CONNECTION = 32
 CATCH_UP_ATTEMPTS = 8
-"""Tries to catch a room up after the diff stream returns (about 8 s in all)."""
+"""Tries to read what a socket missed while storage is away (about 8 s in all)."""
 
 
 @dataclass
@@ -215,7 +215,14 @@ class Connection:
             # The versions in between are committed but reach this process later: a commit
             # here and another process's publication overtook each other (or a commit run
             # again after a Redis restart).  Bring the socket up to date from Redis first.
-            self._fill_gap(room_id, watch, version, frame)
+            self._fill_gap(room_id, watch, (version, frame))
+
+    def behind(self, room_id: str, version: int) -> None:
+        """Read the diffs up to ``version`` that this socket was never given (the fan-out's
+        check found Redis ahead); nothing if it has them or is being brought up to date."""
+        watch = self.watching.get(room_id)
+        if watch is not None and watch.version is not None and watch.version < version:
+            self._fill_gap(room_id, watch)
 
     def push_reply(self, room_id: str, version: int, frame: bytes, reply: bytes) -> None:
         """Queue ``reply``, the diff that answers this socket's request; :meth:`_ok` then sends
@@ -236,26 +243,37 @@ class Connection:
         else:
             self._send(frame)
 
-    def _fill_gap(self, room_id: str, watch: Watch, version: int, frame: bytes) -> None:
-        """Hold ``frame`` (and the diffs after it) while the versions this socket missed are
-        read from Redis, then send them all in order, as a join does."""
+    def _fill_gap(
+        self, room_id: str, watch: Watch, arrived: tuple[int, bytes] | None = None
+    ) -> None:
+        """Hold the diff that ``arrived`` (and the diffs after it) while the versions this
+        socket missed are read from Redis, then send them all in order, as a join does."""
         held = watch.version
         assert held is not None
         self.metrics.gaps_filled += 1
         watch.version = None
-        watch.pending.append((version, frame))
+        if arrived is not None:
+            watch.pending.append(arrived)
         task = asyncio.create_task(self._send_missed(room_id, watch, held))
         self._gap_fillers.add(task)
         task.add_done_callback(self._gap_fillers.discard)
 
     async def _send_missed(self, room_id: str, watch: Watch, held: int) -> None:
-        try:
-            version, frames = await self.service.catch_up(room_id, held)
-        except RECOVERABLE:
-            # Storage is away: send what arrived; the client sees the gap and asks to sync.
+        for attempt in range(CATCH_UP_ATTEMPTS):
+            if attempt:
+                await asyncio.sleep(min(2.0, 0.1 * 2**attempt))
+            if self.watching.get(room_id) is not watch or watch.version is not None:
+                return  # left the room, or a join brought it up to date meanwhile
+            try:
+                version, frames = await self.service.catch_up(room_id, held)
+                break
+            except RECOVERABLE:
+                continue  # storage away (a restart loading its data): try again shortly
+        else:
+            # Storage stayed away: send what arrived; the client sees the gap and syncs.
             version, frames = held, []
         if self.watching.get(room_id) is not watch or watch.version is not None:
-            return  # left the room, or a join brought it up to date meanwhile
+            return
         self._send_caught_up(watch, version, frames)
 
     def _send_caught_up(self, watch: Watch, version: int, frames: list[bytes]) -> int:

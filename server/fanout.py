@@ -7,6 +7,15 @@ its own sockets at once (:meth:`Fanout.deliver`); subscribers drop versions they
 After the pub/sub connection is lost and restored, ``on_resubscribed`` lets the sockets catch
 up on what was published meanwhile; :func:`read_pubsub` is the one loop that reads a
 pub/sub connection through such losses (the lobby's and the tournaments' feeds use it too).
+
+A publication can also be missed with no loss to notice: a commit that decided nobody else
+listens while this process's subscription was being restored, a process that committed and
+died before publishing, a Redis restarted from its append-only file.  So every
+``check_every`` seconds the process reads the current version of each room it serves, and a
+room that Redis has had ahead of what the sockets were given since the previous check is
+handed to each subscriber's :meth:`Subscriber.behind`, which reads the missed diffs.  A
+missed diff therefore reaches its sockets within two checks, without any client having to
+wait for a move that never comes.
 Holds no decisions; the Redis client is an argument.
 Imports redis, protocol, store and errors.
 """
@@ -25,17 +34,23 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from server.errors import UnavailableError
 from server.protocol import VERSION_PREFIX
-from server.store import channel, room_of_channel
+from server.store import channel, current_versions, room_of_channel
 
 log = logging.getLogger(__name__)
 
 RECONNECT_PAUSE = 0.2
 """Seconds between attempts to read a lost pub/sub connection again."""
+CHECK_EVERY = 0.5
+"""Seconds between two reads of the served rooms' versions (see the module's docstring)."""
 
 
 class Subscriber(Protocol):
     def push(self, room_id: str, version: int, frame: bytes) -> None:
         """Queue ``frame`` (the diff to ``version``) for sending; must not block."""
+
+    def behind(self, room_id: str, version: int) -> None:
+        """The room is at ``version`` in Redis: read whatever this subscriber is missing up
+        to it (nothing if it has it already); must not block."""
 
 
 class Author(Subscriber, Protocol):
@@ -53,6 +68,7 @@ class Fanout:
         process_id: str,
         on_remote: Callable[[str, int], None] | None = None,
         on_resubscribed: Callable[[list[str]], Coroutine[object, object, None]] | None = None,
+        check_every: float = CHECK_EVERY,
     ) -> None:
         self._client = client
         self._pubsub = client.pubsub()
@@ -62,8 +78,12 @@ class Fanout:
         """Rooms whose subscription Redis has confirmed (and not yet been asked to drop)."""
         self._on_remote = on_remote
         self._on_resubscribed = on_resubscribed
-        self._task: asyncio.Task[None] | None = None
-        self._subscribed = asyncio.Event()
+        self._delivered: dict[str, int] = {}
+        """The newest version handed to this process's sockets, per room served."""
+        self._ahead: dict[str, int] = {}
+        """Rooms whose version in Redis was newer than the one delivered, at the last check."""
+        self.check_every = check_every
+        self._tasks: list[asyncio.Task[None]] = []
 
     @property
     def room_count(self) -> int:
@@ -72,15 +92,16 @@ class Fanout:
     async def start(self) -> None:
         # A control channel keeps the connection subscribed when no room is watched.
         await self._pubsub.subscribe(self._control)
-        self._task = asyncio.create_task(self._read(), name="fanout")
+        self._tasks = [
+            asyncio.create_task(self._read(), name="fanout"),
+            asyncio.create_task(self._check_loop(), name="fanout-versions"),
+        ]
 
     async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            try:
-                await self._task
-            except asyncio.CancelledError:
-                pass
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        self._tasks = []
         await self._pubsub.aclose()
 
     async def subscribe(self, room_id: str, subscriber: Subscriber) -> None:
@@ -105,6 +126,8 @@ class Fanout:
         if not local:
             del self._rooms[room_id]
             self._confirmed.discard(room_id)
+            self._delivered.pop(room_id, None)
+            self._ahead.pop(room_id, None)
             try:
                 await self._pubsub.unsubscribe(channel(room_id))
             except (RedisConnectionError, RedisTimeoutError):
@@ -127,11 +150,53 @@ class Fanout:
     ) -> None:
         """Hand a committed diff frame to every local socket watching the room; ``author``,
         whose request committed it, gets ``reply`` (the frame that also answers it)."""
-        for subscriber in tuple(self._rooms.get(room_id, ())):
+        local = self._rooms.get(room_id)
+        if local is None:
+            return
+        if version > self._delivered.get(room_id, -1):
+            self._delivered[room_id] = version
+        for subscriber in tuple(local):
             if subscriber is author:
                 author.push_reply(room_id, version, frame, reply)
             else:
                 subscriber.push(room_id, version, frame)
+
+    async def check_versions(self) -> list[str]:
+        """Read the served rooms' versions once, and hand every room that Redis has had ahead
+        of its sockets since the previous check to its subscribers; returns those rooms."""
+        rooms = list(self._rooms)
+        versions = await current_versions(self._client, rooms) if rooms else []
+        ahead: dict[str, int] = {}
+        repaired = []
+        for room_id, version in zip(rooms, versions, strict=True):
+            delivered = self._delivered.get(room_id, -1)
+            if version is None or version <= delivered:
+                continue
+            previous = self._ahead.get(room_id)
+            if previous is not None and previous > delivered:
+                # A version committed before the previous check still has not come.
+                repaired.append(room_id)
+                self._repair(room_id, version)
+            else:
+                ahead[room_id] = version
+        self._ahead = ahead
+        return repaired
+
+    def _repair(self, room_id: str, version: int) -> None:
+        log.info("room %s: version %d reached Redis but not this process", room_id, version)
+        self._delivered[room_id] = version
+        if self._on_remote is not None:
+            self._on_remote(room_id, version)
+        for subscriber in tuple(self._rooms.get(room_id, ())):
+            subscriber.behind(room_id, version)
+
+    async def _check_loop(self) -> None:
+        while True:
+            await asyncio.sleep(self.check_every)
+            try:
+                await self.check_versions()
+            except (RedisConnectionError, RedisTimeoutError, OSError) as error:
+                log.debug("room versions not read: %s", error)
 
     async def _read(self) -> None:
         await read_pubsub(

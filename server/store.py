@@ -254,6 +254,15 @@ async def current_version(client: aioredis.Redis, room_id: RoomId) -> int | None
     return None if value is None else int(value)
 
 
+async def current_versions(client: aioredis.Redis, room_ids: list[RoomId]) -> list[int | None]:
+    """The versions of many rooms at once (None for a room that does not exist)."""
+    async with client.pipeline(transaction=False) as pipe:
+        for room_id in room_ids:
+            pipe.hget(room_key(room_id), "version")
+        values = await pipe.execute()
+    return [None if value is None else int(value) for value in values]
+
+
 async def find_ack(client: aioredis.Redis, room_id: RoomId, ack_field: str) -> int | None:
     """The version a request with this ack field committed, or None if it never did."""
     value = await client.hget(acks_key(room_id), ack_field)

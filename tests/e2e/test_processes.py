@@ -5,8 +5,12 @@ from __future__ import annotations
 import redis.asyncio as aioredis
 
 from lobby.identity import new_guest
+from server import store
 from server.client import Client, ServerReplyError
+from server.diff import diff
 from server.embedded_redis import free_port
+from server.protocol import encode_diff
+from server.rooms import Move, decide, room_doc
 from tests.conftest import RedisServer
 from tests.e2e.conftest import (
     RunningServer,
@@ -109,3 +113,34 @@ async def test_two_server_processes_started_as_programs_share_a_room(
     finally:
         first.terminate()
         second.terminate()
+
+
+async def test_a_commit_published_to_nobody_still_reaches_every_view(
+    redis_server: RedisServer, app_server: RunningServer, redis_client: aioredis.Redis
+) -> None:
+    """A process that wrongly believed no other process listened (its own subscription being
+    restored after a Redis restart, say) commits without publishing: the sockets of the
+    process that does listen learn of the move from its check of the rooms' versions, with
+    no client asking to sync."""
+    a, b = new_guest(), new_guest()
+    room = await make_room(redis_client, a, b)
+    ca, cb, watcher = [await connect(app_server, p) for p in (a, b, new_guest())]
+    for c in (ca, cb, watcher):
+        await c.join(room)
+    await ca.wait_for(room, lambda v: v.doc is not None and v.doc["spectators"] == 1)
+    version = await ca.move(room, "a1")
+    for c in (cb, watcher):
+        await c.wait_version(room, version)
+    loaded = await store.load_room(redis_client, room)
+    assert loaded is not None
+    new = decide(loaded.room, Move(b.id, version, "b1")).room
+    frame = encode_diff(room, new.version, diff(loaded.doc, room_doc(new)))
+    result = await store.commit(
+        redis_client, room, version, new.version, None, frame, subscribed=True
+    )
+    assert result.applied
+    for c in (ca, cb, watcher):
+        view = await c.wait_version(room, new.version, timeout=5)
+        assert view.doc is not None and view.doc["record"] == ["a1", "b1"]
+    for c in (ca, cb, watcher):
+        await c.close()
