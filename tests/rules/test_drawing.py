@@ -26,6 +26,11 @@ def test_committed_figures_are_the_ones_the_engines_draw() -> None:
         assert (FIGURES / name).read_text(encoding="utf-8") == text, name
 
 
+def test_every_figure_is_shown_on_a_rules_page() -> None:
+    pages = "".join(page.read_text(encoding="utf-8") for page in FIGURES.glob("*.md"))
+    assert [name for name in drawing.figures() if f"]({name})" not in pages] == []
+
+
 @pytest.mark.parametrize("name", sorted(drawing.figures()))
 def test_figure_is_a_titled_svg_document(name: str) -> None:
     root = ElementTree.fromstring(drawing.figures()[name])
