@@ -1,6 +1,6 @@
 """Ankor: the 3D connection game of placing and moving cubes on the pyramid (spec §4).
 
-Implements section 4 of ``shared/rules/boche-ankor.md`` behind the common rules API
+Implements ``docs/rules/ankor.md`` (§4; the board is ``docs/rules/pyramid.md``) behind the API
 (:mod:`rules.api`).  The pyramid geometry (positions, labels, support, adjacency, sides,
 columns, drawing coordinates) comes from :mod:`rules.geometry.trigrid`; the reach search that
 judges one move goes through :mod:`rules.geometry.graph`, while the hot searches (groups of the
@@ -20,7 +20,7 @@ touches a side when it lies on that side's slope at a level ``<= win_height``.
 Options (pbmserv flags): ``-size=n`` (1..26, default 6), ``-win_height=h`` (-1 for any level,
 else 0..25; default 1, the official "tip" rule), ``-swap`` / ``-no_swap`` (pie rule, on).
 
-Decisions where the spec leaves room (each also in the spec's §7 unless marked *ours*):
+Decisions where the sources leave room (all in the spec's §4.7; *ours* marks the engine's own):
 
 * Supplies: ``ceil(T_n / 2)`` cubes each, 28 on the standard board.
 * Both colours connected after one action: the mover loses.  A drop can hand the win to the

@@ -1,7 +1,7 @@
 """Boche: the 3D connection game of cubed Truchet tiles (Cameron Browne, 2008).
 
-Implements section 3 of ``shared/rules/boche-ankor.md`` on the shared pyramid of
-:mod:`rules.geometry.trigrid`; groups, enclosures and paths go through
+Implements ``docs/rules/boche.md`` (§3; the board, §1-§2, is ``docs/rules/pyramid.md``) on
+the shared pyramid of :mod:`rules.geometry.trigrid`; groups, enclosures and paths go through
 :mod:`rules.geometry.graph`.  Imports :mod:`rules.api`, :mod:`rules.pie` and
 :mod:`rules.geometry` only.
 
@@ -33,11 +33,11 @@ Decisions where the spec leaves room:
   in the options either way.
 * The full-pyramid evaluation relies on the Y property (exactly one colour connects the
   sides, §3.6); the tests check it on random full pyramids of sizes 1 to 6.
-* ``-kill`` has no upper bound in the spec; we cap it at 1000 (more blobs than any board has).
-* With ``-no_swap`` a swap is refused with its own reason; the spec only has the default.
+* ``-kill`` has no upper bound on the help page; we cap it at 1000 (more blobs than any board has).
+* With ``-no_swap`` a swap is refused with its own reason; pbmserv only has the default.
 * :func:`render` stamps pbmserv's own eight cube pictures face by face, lowest level first,
   which reproduces the help page's full-board figure exactly; an empty hole is pbmserv's
-  dotted hole with its label added, since the pbmserv coordinates are lost (spec O1).
+  dotted hole with its label added, since the pbmserv coordinates are lost (spec §2.4).
 
 ``to_data`` shape (plain data; drawing units: hexagon circumradius 1, **y pointing up**, the
 pbmserv orientation of spec §1.2)::

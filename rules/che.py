@@ -1,4 +1,4 @@
-"""Che: place Truchet tiles on an unbounded plane and close a region (spec ``shared/rules/che.md``).
+"""Che: place Truchet tiles on an unbounded plane and close a region (spec ``docs/rules/che.md``).
 
 Pure rules behind the common API of :mod:`rules.api`; imports only :mod:`rules.api`,
 :mod:`rules.geometry.plane` (cells, vertices, the checkerboard) and :mod:`rules.geometry.graph`
@@ -37,13 +37,13 @@ Decisions where the spec leaves a choice or where this module departs from it:
   when :func:`legal_moves` lists it.
 * Tiles are numbered in the canonical order of their move (§4.2), so replaying the record
   gives the same numbers: Dark's ``b(1,0),b(-1,0)`` numbers ``b(-1,0)`` 2 and ``b(1,0)`` 3
-  (spec C13 writes them the other way round; none of its verdicts depends on it).
+  (the spec's C13 cases use these numbers).
 * Two flags that set one option differently (``-single -triples``, ``-tie_none -tie_move``)
-  are an error naming both, as for every game (the spec's "last one wins" is not followed: an
-  error is clearer than a silent choice).  Options that can have no effect are errors too:
+  are an error naming both, as for every game: an error is clearer than a silent choice.
+  Options that can have no effect are errors too:
   ``-num_free``/``-free_corner`` without tile movement (``-move_anytime`` or ``-tie_move``),
   ``-adjacent`` with one tile per turn, and an end-of-pool rule with an unlimited pool.
-* ``-placements`` accepts 1..9 (the spec sets only p >= 1; legal move lists grow as the p-th
+* ``-placements`` accepts 1..9 (pbmserv sets only p >= 1; legal move lists grow as the p-th
   power of the frontier).  ``-num_tiles=999`` is stored as ``-1`` (unlimited).
 * ``-adjacent`` asks that the tiles of one turn form one orthogonally connected set, whatever
   the order they are written in.

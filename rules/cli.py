@@ -1,8 +1,9 @@
 """The ``python -m rules`` command line: replay a move list and report or draw the position.
 
 ``play`` prints one JSON object (a stable interface that tests and tools rely on); ``show``
-prints the ASCII board.  Errors are JSON objects on stdout with exit status 1.  This is the only
-module of ``rules`` that does I/O.
+prints the ASCII board and ``draw`` an SVG picture.  Errors are JSON objects on stdout with
+exit status 1.  ``figures`` writes the pictures of the rules pages (``docs/rules/*.svg``).
+This is the only module of ``rules`` that does I/O.
 """
 
 from __future__ import annotations
@@ -11,10 +12,14 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
-from rules import GAMES, find_game
+from rules import GAMES, drawing, find_game
 from rules.api import GameRules, IllegalMoveError, InvalidMoveError, OptionsError
+
+FIGURES_DIR = Path(__file__).resolve().parent.parent / "docs" / "rules"
+"""Where ``figures`` writes: the rules pages next to the package's source."""
 
 
 class _Failure(Exception):
@@ -28,6 +33,8 @@ class _Failure(Exception):
 COMMANDS = {
     "play": "apply MOVEs from the start and print the position as one JSON object",
     "show": "apply MOVEs from the start and draw the position in ASCII",
+    "draw": "apply MOVEs from the start and draw the position as an SVG picture",
+    "figures": "write the pictures of the rules pages (--check: only say whether they are stale)",
 }
 
 
@@ -35,12 +42,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
     words = list(sys.argv[1:] if argv is None else argv)
     if not words or words[0] not in COMMANDS:
-        usage = "usage: python -m rules {play,show} GAME [--options FLAGS] [MOVE ...]"
+        usage = "usage: python -m rules {play,show,draw} GAME [--options FLAGS] [MOVE ...]"
         lines = [usage, "", "Replay and show games of the registered rules."]
         lines += [f"  {name:5} {summary}" for name, summary in COMMANDS.items()]
         print("\n".join(lines), file=sys.stderr)
         return 0 if words[:1] in (["-h"], ["--help"]) else 2
     command = words[0]
+    if command == "figures":
+        return _figures(words[1:])
     # Intermixed parsing lets flags stand anywhere: `play marque --legal d4 e5`.
     args = _parser(command).parse_intermixed_args(_join_option_values(words[1:]))
     try:
@@ -55,6 +64,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     if command == "show":
         print(game.render(state))
+    elif command == "draw":
+        print(drawing.position_svg(game, state, labels=args.labels), end="")
     else:
         print(json.dumps(_report(game, state, len(moves), args.legal)))
     return 0
@@ -72,8 +83,33 @@ def _parser(command: str) -> argparse.ArgumentParser:
         action="store_true",
         help="list every legal move of the final position (play only)",
     )
+    parser.add_argument(
+        "--labels", action="store_true", help="name every hole, cell or position (draw only)"
+    )
     parser.add_argument("moves", nargs="*", metavar="MOVE", help="moves in the game's notation")
     return parser
+
+
+def _figures(argv: Sequence[str]) -> int:
+    """Write every figure of the rules pages, or with ``--check`` report the stale ones."""
+    parser = argparse.ArgumentParser(
+        prog="python -m rules figures", description=COMMANDS["figures"]
+    )
+    parser.add_argument("--check", action="store_true", help="write nothing; exit 1 if stale")
+    parser.add_argument("--out", type=Path, default=FIGURES_DIR, help="the folder to write to")
+    args = parser.parse_args(argv)
+    stale = []
+    for name, text in drawing.figures().items():
+        path = args.out / name
+        if path.exists() and path.read_text(encoding="utf-8") == text:
+            continue
+        stale.append(path)
+        if not args.check:
+            args.out.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+    for path in stale:
+        print(f"{path} is stale" if args.check else f"wrote {path}", file=sys.stderr)
+    return 1 if args.check and stale else 0
 
 
 def _join_option_values(argv: Sequence[str]) -> list[str]:

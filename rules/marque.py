@@ -1,4 +1,4 @@
-"""Marque: Go-like capture and connection of bases on a 3.4.6.4 tiling (``shared/rules/marque.md``).
+"""Marque: Go-like capture and connection of bases on a 3.4.6.4 tiling (``docs/rules/marque.md``).
 
 Pure rules behind the common API of :mod:`rules.api`; imports only :mod:`rules.api` and
 :mod:`rules.geometry.marque_tiling` (the 96 cells, their labels and adjacency, the bases).
@@ -29,7 +29,7 @@ Decisions (the spec's, §0 and §14, unless said):
 * Only the group containing the new pieces is examined for a win: every other group of the
   mover was examined when it last changed (§10), so a game played from the start cannot hold
   an unnoticed winning group.
-* The third-repetition draw of §10 is a server setting and is not part of these rules.
+* No third-repetition draw (§10, §14): longer capture cycles are left to the players.
 * Groups are kept from move to move as (group, border) bitmask pairs in the State (a cache
   that equality ignores): a group's freedoms are then one AND, and a capture or suicide test
   needs no search.  :func:`play` lists the next player's legal moves anyway, to find a

@@ -1,4 +1,4 @@
-"""Osbox: push knotwork dice onto an N x N board and close knots (spec ``shared/rules/osbox.md``).
+"""Osbox: push knotwork dice onto an N x N board and close knots (spec ``docs/rules/osbox.md``).
 
 Pure rules behind the common API of :mod:`rules.api`; imports only :mod:`rules.api` and
 :mod:`rules.geometry.squares`.
@@ -25,12 +25,12 @@ Decisions where the spec leaves a choice (all as in spec §0 and §15 unless sai
 * A bad face letter (``g16``) is a syntax error (InvalidMoveError); a position number outside
   1..4N (``a0``, ``a17``) parses, and play() refuses it (IllegalMoveError), as spec O2 calls
   both "illegal".
-* ``-size=n`` accepts 2..12 (the spec sets only n >= 2; 12 keeps every legal move list under
+* ``-size=n`` accepts 2..12 (the sources set only n >= 2; 12 keeps every legal move list under
   the 300 texts that :func:`to_data` sends).
-* No move limit (spec §15.6): a game ends only when the board is full after captures.
-* :func:`render` follows the seed's drawing (§10.1): a line between two cells is drawn when a
+* No move limit (spec §15): a game ends only when the board is full after captures.
+* :func:`render` follows the help page's drawing (§10.1): a line between two cells is drawn when a
   die touches it, a port is a ``#`` on the die's border (also on the board's edge), and the
-  dice the last move captured are traced in dots, as in the seed's "gives" picture.
+  dice the last move captured are traced in dots, as in the help page's "gives" picture.
 
 ``to_data(state)`` is a dict:
 
@@ -228,7 +228,7 @@ _ART: dict[str, tuple[str, str, str]] = {
     "e:TRB": (" # ##", " #   ", " # ##"),
     "f:TRBL": ("## ##", "     ", "## ##"),
 }
-"""The 5x3 interior of each die in pbmserv's ASCII style (the seed's faces figure)."""
+"""The 5x3 interior of each die in pbmserv's ASCII style (the help page's faces figure)."""
 
 
 def die_name(kind: int) -> str:

@@ -1,6 +1,6 @@
 """Marque's board: 96 cells of a 3.4.6.4 tiling around seven subdivided hexagonal bases A-G.
 
-Built once, at import, from the geometry of the specification (shared/rules/marque.md §2.1):
+Built once, at import, from the geometry of the rules (``docs/rules/marque.md`` §2.1):
 seven pointy-topped unit hexagons in rows 2-3-2 (``A B / C D E / F G``, D at the origin), each
 cut into six *base triangles*, plus the *squares* on the hexagon edges and the *isolated
 triangles* at the hexagon corners; polygons generated twice (between two bases) are merged.
@@ -250,7 +250,7 @@ t1:1,26 t2:1,48 t3:5,15 t4:5,37 t5:5,59 t6:11,15 t7:11,37 t8:11,59
 t9:15,4 t10:15,26 t11:15,48 t12:15,70 t13:21,4 t14:21,26 t15:21,48 t16:21,70
 t17:25,15 t18:25,37 t19:25,59 t20:31,15 t21:31,37 t22:31,59 t23:35,26 t24:35,48
 """
-"""Where the pbmserv board writes each cell's piece (row,column), as in the seed's diagram."""
+"""Where the pbmserv board writes each cell's piece (row,column), as in the help page's diagram."""
 
 
 def _glyphs() -> tuple[tuple[int, int], ...]:

@@ -1,6 +1,6 @@
 """The pyramid of corner-down cubes on a triangular board of holes (Boche, Ankor).
 
-Implements section 1 of the Boche/Ankor specification (``shared/rules/boche-ankor.md``):
+Implements section 1 of the Boche/Ankor rules (``docs/rules/pyramid.md``):
 a board with ``n`` holes per side carries a triangular pyramid of ``T_n = n(n+1)(n+2)/6``
 positions.  Everything is precomputed once per size into tuples indexed by small int
 position ids; :func:`pyramid` caches one :class:`Pyramid` per size.  Standard library only
