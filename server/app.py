@@ -7,8 +7,11 @@ option flags; ``GET /api/players/<id>/games`` is a player's finished games and
 ``GET /api/rooms/<id>/record.json`` (or ``.txt``) a game's record; ``GET /api/tournaments``
 lists events, ``POST /api/tournaments`` creates one, ``GET /api/tournaments/<id>`` is one with
 its standings, and ``POST /api/tournaments/<id>/join`` (``/withdraw``) enters or leaves it
-(the POSTs authenticate with ``Authorization: Bearer <token>``); ``GET /healthz`` checks Redis;
-``GET /metrics`` is Prometheus text; everything else is the static browser client.
+(the POSTs authenticate with ``Authorization: Bearer <token>``; a bad or missing token
+answers 401); ``GET /healthz`` checks Redis; ``GET /metrics`` is Prometheus text; everything
+else is the static browser client.
+
+Every POST body is read by :func:`_read` into a type of :mod:`server.bodies`.
 The composition root: imports Starlette, redis and the other server modules.
 """
 
@@ -16,7 +19,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import json
 import secrets
 import time
 import uuid
@@ -43,21 +45,25 @@ from lobby.ratings import COMPUTER_POOL_SUFFIX
 from lobby.tournaments import TournamentError
 from rules import GAMES
 from rules.api import describe_flags
-from server import clock_store, store
-from server.auth import NotAuthenticatedError, authenticate, guest_session, player_data
+from server import bodies, clock_store, store
+from server.auth import (
+    NoCredentialsError,
+    NotAuthenticatedError,
+    authenticate,
+    guest_session,
+    player_data,
+)
+from server.bodies import Credentials, Empty, NewTournament
 from server.connection import Connection
-from server.errors import BadRequestError, ClientError, UnknownRoomError, error_code
+from server.errors import ClientError, UnknownRoomError, error_code
 from server.fanout import Fanout
 from server.lobby_service import LobbyService, lobby_error_status
 from server.metrics import Metrics
-from server.protocol import CloseCode
+from server.protocol import CloseCode, ErrorCode
 from server.rooms import Room, starting_seats
 from server.service import RoomService
 from server.settings import Settings
 from server.tournament_service import TournamentService, details, tournament_error_status
-
-MAX_BODY_BYTES = 4096
-"""Largest JSON body the account routes read."""
 
 
 @dataclass
@@ -177,14 +183,20 @@ def create_app(settings: Settings) -> Starlette:
 
     async def guest(request: Request) -> Response:
         runtime: Runtime = request.app.state.runtime
+        try:
+            await _read(request, Empty)
+        except ClientError as error:
+            return _error_response(error)
         player, token = guest_session(runtime.secret, time.time())
         return JSONResponse({"player": player_data(player), "token": token})
 
     async def register(request: Request) -> Response:
         runtime: Runtime = request.app.state.runtime
         try:
-            name, password = await _credentials(request)
-            account = await lobby_store.register(runtime.client, name, password, time.time())
+            body = await _read(request, Credentials)
+            account = await lobby_store.register(
+                runtime.client, body.name, body.password, time.time()
+            )
         except (LobbyError, ClientError) as error:
             return _error_response(error)
         token = issue_token(runtime.secret, account.player, time.time())
@@ -194,8 +206,10 @@ def create_app(settings: Settings) -> Starlette:
         runtime: Runtime = request.app.state.runtime
         address = request.client.host if request.client is not None else "unknown"
         try:
-            name, password = await _credentials(request)
-            player = await lobby_store.login(runtime.client, name, password, address, time.time())
+            body = await _read(request, Credentials)
+            player = await lobby_store.login(
+                runtime.client, body.name, body.password, address, time.time()
+            )
         except (LobbyError, ClientError) as error:
             return _error_response(error)
         token = issue_token(runtime.secret, player, time.time())
@@ -293,9 +307,9 @@ def create_app(settings: Settings) -> Starlette:
         runtime: Runtime = request.app.state.runtime
         try:
             player = _bearer(request, runtime.secret)
-            body = await _json_body(request)
-            created = await runtime.tournaments.create(player, body)
-        except (LobbyError, ClientError, TournamentError) as error:
+            body = await _read(request, NewTournament)
+            created = await runtime.tournaments.create(player, body.settings())
+        except (LobbyError, ClientError, TournamentError, NotAuthenticatedError) as error:
             return _error_response(error)
         return JSONResponse(details(created))
 
@@ -313,13 +327,14 @@ def create_app(settings: Settings) -> Starlette:
         service = runtime.tournaments
         try:
             player = _bearer(request, runtime.secret)
+            await _read(request, Empty)
             if action == "join":
                 changed = await service.join(player, tournament_id)
             elif action == "withdraw":
                 changed = await service.withdraw(player, tournament_id)
             else:
                 return PlainTextResponse("join or withdraw\n", status_code=404)
-        except (LobbyError, ClientError, TournamentError) as error:
+        except (LobbyError, ClientError, TournamentError, NotAuthenticatedError) as error:
             return _error_response(error)
         return JSONResponse(details(changed))
 
@@ -367,56 +382,54 @@ def record_data(room: Room) -> dict[str, object]:
     }
 
 
-async def _credentials(request: Request) -> tuple[str, str]:
-    """The ``name`` and ``password`` of a JSON body; raises BadRequestError."""
-    body = await _json_body(request)
-    name, password = body.get("name"), body.get("password")
-    if not isinstance(name, str) or not isinstance(password, str):
-        raise BadRequestError("name and password must be strings")
-    return name, password
+async def _read(request: Request, kind: type[bodies.Body]) -> bodies.Body:
+    """A request's body as ``kind`` (the one way a route reads its body); raises
+    BadRequestError.  Reading stops past the size limit."""
+    raw = bytearray()
+    async for chunk in request.stream():
+        raw += chunk
+        if len(raw) > bodies.MAX_BODY_BYTES:
+            break
+    return bodies.decode(bytes(raw), kind)
 
 
 def _bearer(request: Request, secret: bytes) -> Player:
-    """The player of the request's ``Authorization: Bearer`` token; raises BadRequestError."""
-    header = request.headers.get("authorization", "")
-    scheme, _, token = header.partition(" ")
+    """The player of the request's ``Authorization: Bearer`` token; raises
+    NotAuthenticatedError (NoCredentialsError without a token)."""
+    scheme, _, token = request.headers.get("authorization", "").partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        raise NoCredentialsError("sign in first: send Authorization: Bearer <token>")
     try:
-        return authenticate(secret, token if scheme.lower() == "bearer" else None, time.time())
+        return authenticate(secret, token.strip(), time.time())
     except NotAuthenticatedError as error:
-        raise BadRequestError(f"sign in first: {error}") from error
+        raise NotAuthenticatedError(f"sign in again: {error}") from error
 
 
-async def _json_body(request: Request) -> dict[str, object]:
-    """A request's JSON object body; raises BadRequestError."""
-    raw = await request.body()
-    if len(raw) > MAX_BODY_BYTES:
-        raise BadRequestError("request body too large")
-    try:
-        body = json.loads(raw)
-    except ValueError as error:
-        raise BadRequestError("the body must be a JSON object") from error
-    if not isinstance(body, dict):
-        raise BadRequestError("the body must be a JSON object")
-    return body
-
-
-def _error_response(error: LobbyError | ClientError | TournamentError) -> JSONResponse:
+def _error_response(
+    error: LobbyError | ClientError | TournamentError | NotAuthenticatedError,
+) -> JSONResponse:
     """A refusal as JSON with its wire code and an HTTP status."""
-    if isinstance(error, TournamentError):
-        status = tournament_error_status(error)
-    elif isinstance(error, LobbyError):
-        status = lobby_error_status(error)
-    else:
-        status = 404 if isinstance(error, UnknownRoomError) else 400
     headers = {}
+    if isinstance(error, NotAuthenticatedError):
+        status, code = 401, ErrorCode.BAD_CREDENTIALS
+        given = not isinstance(error, NoCredentialsError)
+        headers["WWW-Authenticate"] = 'Bearer error="invalid_token"' if given else "Bearer"
+    else:
+        status, code = _status(error), error_code(error)
     retry = getattr(error, "retry_after", None)
     if retry is not None:
         headers["Retry-After"] = str(max(1, int(retry + 0.999)))
     return JSONResponse(
-        {"code": error_code(error).value, "message": str(error)},
-        status_code=status,
-        headers=headers,
+        {"code": code.value, "message": str(error)}, status_code=status, headers=headers
     )
+
+
+def _status(error: LobbyError | ClientError | TournamentError) -> int:
+    if isinstance(error, TournamentError):
+        return tournament_error_status(error)
+    if isinstance(error, LobbyError):
+        return lobby_error_status(error)
+    return 404 if isinstance(error, UnknownRoomError) else 400
 
 
 def _defaults(options: object) -> dict[str, object]:

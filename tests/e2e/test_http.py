@@ -1,4 +1,5 @@
-"""HTTP routes: one-click guests, health, metrics, the static client."""
+"""HTTP routes: one-click guests, health, metrics, the static client, and 401 for bad
+credentials."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from websockets.asyncio.client import connect as ws_connect
 from lobby.identity import new_guest
 from server.client import Client, guest
 from tests.e2e.conftest import RunningServer, connect, make_room, token_for
+from tests.e2e.http import request
 
 
 def get(url: str) -> tuple[int, str]:
@@ -69,3 +71,18 @@ async def test_websocket_compression_is_refused(app_server: RunningServer) -> No
     url = f"{app_server.ws_url}?token={token_for(new_guest())}"
     async with ws_connect(url) as socket:  # offers permessage-deflate by default
         assert socket.protocol.extensions == []
+
+
+async def test_bad_or_missing_bearer_tokens_answer_401_with_a_bearer_challenge(
+    app_server: RunningServer,
+) -> None:
+    url = f"{app_server.base_url}/api/tournaments/tnothing/join"
+    missing = await request(url, {})
+    assert (missing.status, missing.json["code"]) == (401, "bad_credentials")
+    assert missing.headers["www-authenticate"] == "Bearer"
+    for header in ("Bearer not-a-token", "Bearer a.b", "Basic dXNlcjpwdw=="):
+        bad = await request(url, {}, headers={"Authorization": header})
+        assert (bad.status, bad.json["code"]) == (401, "bad_credentials"), header
+        assert bad.headers["www-authenticate"].startswith("Bearer")
+    good = await request(url, {}, headers={"Authorization": f"Bearer {token_for(new_guest())}"})
+    assert good.json["code"] == "unknown_tournament"
