@@ -11,7 +11,11 @@ its standings, and ``POST /api/tournaments/<id>/join`` (``/withdraw``) enters or
 answers 401); ``GET /healthz`` checks Redis; ``GET /metrics`` is Prometheus text; everything
 else is the static browser client.
 
-Every POST body is read by :func:`_read` into a type of :mod:`server.bodies`.
+Every POST body is read by :func:`_read` into a type of :mod:`server.bodies`.  The client's
+address (for the per-address limits on logins, registrations and guests) is the peer's, or
+the one ``X-Forwarded-For`` names when the peer is in ``TRUSTED_PROXIES``.  A login or
+registration sets an HttpOnly ``device`` cookie (path ``/api/login``) that lets this
+device's later logins to the account skip the name's delay.
 The composition root: imports Starlette, redis and the other server modules.
 """
 
@@ -29,18 +33,31 @@ from urllib.parse import parse_qs
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
+from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
-from lobby import rating_store
+from lobby import attempt_store, rating_store
 from lobby import store as lobby_store
+from lobby.accounts import LoginLimits, name_key
+from lobby.attempt_store import Window
 from lobby.challenges import ChallengeLimits
 from lobby.errors import LobbyError
 from lobby.games import record_text
-from lobby.identity import Player, issue_token
+from lobby.hashing import HashPool
+from lobby.identity import (
+    DEVICE_TTL_SECONDS,
+    BadTokenError,
+    KnownDevice,
+    Player,
+    issue_device_token,
+    issue_token,
+    verify_device_token,
+)
 from lobby.ratings import COMPUTER_POOL_SUFFIX
 from lobby.tournaments import TournamentError
 from rules import GAMES
@@ -65,6 +82,9 @@ from server.service import RoomService
 from server.settings import Settings
 from server.tournament_service import TournamentService, details, tournament_error_status
 
+DEVICE_COOKIE = "device"
+"""The cookie that makes a browser a known device of the account it last signed in to."""
+
 
 @dataclass
 class Runtime:
@@ -78,6 +98,7 @@ class Runtime:
     connections: set[Connection]
     lobby: LobbyService
     tournaments: TournamentService
+    hash_pool: HashPool
 
 
 def redis_client(url: str, pool_size: int) -> aioredis.Redis:
@@ -91,6 +112,13 @@ def create_app(settings: Settings) -> Starlette:
     if settings.redis_url is None:
         raise ValueError("create_app needs settings.redis_url (python -m server starts one)")
     redis_url = settings.redis_url
+    login_limits = LoginLimits(
+        per_address=settings.login_per_address,
+        window=settings.login_window,
+        free_attempts=settings.login_free_attempts,
+        first_delay=settings.login_first_delay,
+        max_delay=settings.login_max_delay,
+    )
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -128,7 +156,10 @@ def create_app(settings: Settings) -> Starlette:
             tournaments.room_changed(room, events)
 
         service.on_commit = on_commit
-        runtime = Runtime(client, secret, service, fanout, metrics, set(), lobby, tournaments)
+        hash_pool = HashPool(settings.hash_workers, settings.hash_waiting)
+        runtime = Runtime(
+            client, secret, service, fanout, metrics, set(), lobby, tournaments, hash_pool
+        )
         app.state.runtime = runtime
         adjudicator = clock_store.Adjudicator(service)
         await fanout.start()
@@ -148,6 +179,7 @@ def create_app(settings: Settings) -> Starlette:
                 await tournaments.stop()
                 await lobby.stop()
             await fanout.stop()
+            hash_pool.shutdown()
             await service.aclose()
             await client.aclose(close_connection_pool=True)
 
@@ -183,37 +215,62 @@ def create_app(settings: Settings) -> Starlette:
 
     async def guest(request: Request) -> Response:
         runtime: Runtime = request.app.state.runtime
+        now = time.time()
         try:
             await _read(request, Empty)
-        except ClientError as error:
+            window = Window(
+                "guest", _address(request), settings.guests_per_address, settings.guest_window
+            )
+            await attempt_store.take(runtime.client, [window], now)
+        except (LobbyError, ClientError) as error:
             return _error_response(error)
-        player, token = guest_session(runtime.secret, time.time())
+        player, token = guest_session(runtime.secret, now)
         return JSONResponse({"player": player_data(player), "token": token})
 
     async def register(request: Request) -> Response:
         runtime: Runtime = request.app.state.runtime
+        now = time.time()
+        window = Window(
+            "register",
+            _address(request),
+            settings.registrations_per_address,
+            settings.registration_window,
+        )
         try:
             body = await _read(request, Credentials)
             account = await lobby_store.register(
-                runtime.client, body.name, body.password, time.time()
+                runtime.client,
+                body.name,
+                body.password,
+                now,
+                pool=runtime.hash_pool,
+                gates=[window],
             )
         except (LobbyError, ClientError) as error:
             return _error_response(error)
-        token = issue_token(runtime.secret, account.player, time.time())
-        return JSONResponse({"player": player_data(account.player), "token": token})
+        known = KnownDevice(name_key(body.name), secrets.token_hex(8))
+        return _signed_in(request, runtime.secret, account.player, known, now)
 
     async def login(request: Request) -> Response:
         runtime: Runtime = request.app.state.runtime
-        address = request.client.host if request.client is not None else "unknown"
+        now = time.time()
         try:
             body = await _read(request, Credentials)
+            device = _known_device(request, runtime.secret, body.name, now)
             player = await lobby_store.login(
-                runtime.client, body.name, body.password, address, time.time()
+                runtime.client,
+                body.name,
+                body.password,
+                _address(request),
+                now,
+                login_limits,
+                device=None if device is None else device.id,
+                pool=runtime.hash_pool,
             )
         except (LobbyError, ClientError) as error:
             return _error_response(error)
-        token = issue_token(runtime.secret, player, time.time())
-        return JSONResponse({"player": player_data(player), "token": token})
+        known = device or KnownDevice(name_key(body.name), secrets.token_hex(8))
+        return _signed_in(request, runtime.secret, player, known, now)
 
     async def games(request: Request) -> Response:
         return JSONResponse(
@@ -356,7 +413,14 @@ def create_app(settings: Settings) -> Starlette:
         Route("/metrics", metrics),
         Mount("/", StaticFiles(directory=settings.static_dir, html=True, check_dir=False)),
     ]
-    return Starlette(routes=routes, lifespan=lifespan)
+    # The client's address comes from X-Forwarded-For only when the peer is a trusted proxy
+    # (the rightmost address no trusted proxy added is the client's).
+    middleware = (
+        [Middleware(ProxyHeadersMiddleware, trusted_hosts=list(settings.trusted_proxies))]
+        if settings.trusted_proxies
+        else []
+    )
+    return Starlette(routes=routes, lifespan=lifespan, middleware=middleware)
 
 
 def record_data(room: Room) -> dict[str, object]:
@@ -393,6 +457,11 @@ async def _read(request: Request, kind: type[bodies.Body]) -> bodies.Body:
     return bodies.decode(bytes(raw), kind)
 
 
+def _address(request: Request) -> str:
+    """The client's address (behind a trusted proxy, the one it forwarded for)."""
+    return request.client.host if request.client is not None else "unknown"
+
+
 def _bearer(request: Request, secret: bytes) -> Player:
     """The player of the request's ``Authorization: Bearer`` token; raises
     NotAuthenticatedError (NoCredentialsError without a token)."""
@@ -403,6 +472,37 @@ def _bearer(request: Request, secret: bytes) -> Player:
         return authenticate(secret, token.strip(), time.time())
     except NotAuthenticatedError as error:
         raise NotAuthenticatedError(f"sign in again: {error}") from error
+
+
+def _known_device(request: Request, secret: bytes, name: str, now: float) -> KnownDevice | None:
+    """The device the request's device cookie proves, if it signed in to ``name`` before."""
+    cookie = request.cookies.get(DEVICE_COOKIE)
+    if not cookie:
+        return None
+    try:
+        device = verify_device_token(secret, cookie, now)
+    except BadTokenError:
+        return None
+    return device if device.name_key == name_key(name) else None
+
+
+def _signed_in(
+    request: Request, secret: bytes, player: Player, device: KnownDevice, now: float
+) -> Response:
+    """A session for ``player``, and the cookie that makes this device a known one."""
+    response = JSONResponse(
+        {"player": player_data(player), "token": issue_token(secret, player, now)}
+    )
+    response.set_cookie(
+        DEVICE_COOKIE,
+        issue_device_token(secret, device, now),
+        max_age=int(DEVICE_TTL_SECONDS),
+        path="/api/login",
+        secure=request.url.scheme == "https",
+        httponly=True,
+        samesite="strict",
+    )
+    return response
 
 
 def _error_response(
