@@ -13,9 +13,10 @@ else is the static browser client.
 
 Every POST body is read by :func:`_read` into a type of :mod:`server.bodies`.  The client's
 address (for the per-address limits on logins, registrations and guests) is the peer's, or
-the one ``X-Forwarded-For`` names when the peer is in ``TRUSTED_PROXIES``.  A login or
-registration sets an HttpOnly ``device`` cookie (path ``/api/login``) that lets this
-device's later logins to the account skip the name's delay.
+the one ``X-Forwarded-For`` names when the peer is in ``TRUSTED_PROXIES``.  A websocket
+handshake from a page of another origin than the server's own (or ``ALLOWED_ORIGINS``) is
+refused with 403.  A login or registration sets an HttpOnly ``device`` cookie (path
+``/api/login``) that lets this device's later logins to the account skip the name's delay.
 The composition root: imports Starlette, redis and the other server modules.
 """
 
@@ -28,7 +29,7 @@ import time
 import uuid
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from urllib.parse import parse_qs
+from urllib.parse import parse_qs, urlsplit
 
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
@@ -187,6 +188,12 @@ def create_app(settings: Settings) -> Starlette:
         """The websocket as a plain ASGI app: each diff sent is one ASGI message, no more."""
         runtime: Runtime = scope["app"].state.runtime
         if (await receive())["type"] != "websocket.connect":
+            return
+        if not _origin_allowed(scope, settings.allowed_origins):
+            # Closing before accepting answers the handshake 403: a page from another site
+            # may not play in its visitor's name.
+            runtime.metrics.closes[int(CloseCode.POLICY_VIOLATION)] += 1
+            await send({"type": "websocket.close", "code": int(CloseCode.POLICY_VIOLATION)})
             return
         await send({"type": "websocket.accept"})
         tokens = parse_qs(scope.get("query_string", b"").decode("latin-1")).get("token")
@@ -503,6 +510,18 @@ def _signed_in(
         samesite="strict",
     )
     return response
+
+
+def _origin_allowed(scope: Scope, allowed: tuple[str, ...]) -> bool:
+    """Whether a websocket handshake may go on: without an Origin (bots, command lines send
+    none), from a page of this server's own host, or from a configured origin."""
+    headers = dict(scope["headers"])
+    origin = headers.get(b"origin")
+    if origin is None:
+        return True
+    text = origin.decode("latin-1").strip().lower().rstrip("/")
+    host = headers.get(b"host", b"").decode("latin-1").strip().lower()
+    return text in allowed or (bool(host) and urlsplit(text).netloc == host)
 
 
 def _error_response(
