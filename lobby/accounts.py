@@ -1,4 +1,4 @@
-"""Registered accounts: the username rule, password hashing, and the login rate limit.
+"""Registered accounts: the username rule, password hashing, and the login limits.
 
 Pure functions over plain values; :mod:`lobby.store` keeps accounts and failed logins in Redis
 and calls these to decide.  Passwords are stored only as a slow, salted scrypt hash
@@ -16,10 +16,9 @@ import binascii
 import hashlib
 import hmac
 import secrets
-from collections.abc import Sequence
 from dataclasses import dataclass
 
-from lobby.errors import BadNameError, RateLimitedError, WeakPasswordError
+from lobby.errors import BadNameError, WeakPasswordError
 from lobby.identity import Player, is_valid_name
 
 MIN_PASSWORD_LENGTH = 8
@@ -76,15 +75,22 @@ class Account:
 
 @dataclass(frozen=True, slots=True)
 class LoginLimits:
-    """Failed logins allowed per username and per client address within a sliding window.
+    """How fast logins may be tried: per client address, and per username or known device.
 
-    Per username stops guessing one account's password; per address stops one client trying
-    a few passwords on many accounts.
+    Per address, at most ``per_address`` failed logins within ``window`` seconds stop one
+    source spraying guesses over many names.  Per username (or per known device, for a login
+    that shows one) nothing locks: after ``free_attempts`` attempts each next one waits
+    ``first_delay`` seconds, doubling per attempt up to ``max_delay``; a success starts afresh,
+    and so does ``window`` seconds without attempts once the wait is over.  Anyone may slow a
+    name down this way, nobody can shut its owner out: a login from a known device waits
+    only on that device's own attempts.
     """
 
-    per_name: int = 5
     per_address: int = 20
     window: float = 15 * 60
+    free_attempts: int = 5
+    first_delay: float = 10.0
+    max_delay: float = 15 * 60
 
 
 DEFAULT_LOGIN_LIMITS = LoginLimits()
@@ -161,48 +167,18 @@ def needs_rehash(encoded: str, params: ScryptParams = DEFAULT_SCRYPT) -> bool:
     )
 
 
-def login_retry_after(
-    name_failures: Sequence[float],
-    address_failures: Sequence[float],
-    now: float,
-    limits: LoginLimits,
-) -> float | None:
-    """Seconds until a login may be tried again, or None if it may be tried now.
-
-    The failures are the times of earlier failed logins for this username and for this
-    address; those older than the window no longer count.
-    """
-    waits = [
-        wait
-        for failures, limit in (
-            (name_failures, limits.per_name),
-            (address_failures, limits.per_address),
-        )
-        if (wait := _window_wait(failures, limit, now, limits.window)) is not None
-    ]
-    return max(waits) if waits else None
-
-
-def check_login_allowed(
-    name_failures: Sequence[float],
-    address_failures: Sequence[float],
-    now: float,
-    limits: LoginLimits,
-) -> None:
-    """Raises RateLimitedError (with ``retry_after``) when too many logins failed lately."""
-    wait = login_retry_after(name_failures, address_failures, now, limits)
-    if wait is not None:
-        raise RateLimitedError(
-            f"too many failed logins: try again in {int(wait) + 1} s", retry_after=wait
-        )
-
-
-def _window_wait(failures: Sequence[float], limit: int, now: float, window: float) -> float | None:
-    recent = sorted(t for t in failures if now - window < t <= now)
-    if len(recent) < limit:
-        return None
-    # Once the oldest failures that put us over the limit leave the window, one more try is due.
-    return recent[len(recent) - limit] + window - now
+def delay_schedule(limits: LoginLimits) -> tuple[float, ...]:
+    """The wait after each counted attempt on one name or device: the n-th entry follows the
+    n-th attempt, and the last entry every later one."""
+    if limits.free_attempts < 1 or limits.first_delay <= 0 or limits.max_delay < 0:
+        raise ValueError("logins need at least one free attempt and positive delays")
+    delays = [0.0] * (limits.free_attempts - 1)
+    delay = limits.first_delay
+    while delay < limits.max_delay:
+        delays.append(delay)
+        delay *= 2
+    delays.append(limits.max_delay)
+    return tuple(delays)
 
 
 def _scrypt(password: str, salt: bytes, n: int, r: int, p: int, length: int) -> bytes:

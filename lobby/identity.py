@@ -4,6 +4,8 @@ Pure functions over plain values: the secret and the current time are arguments,
 token verifies on every server process that shares the secret, and tests need no clock.
 A token is ``<payload>.<signature>``: the payload is URL-safe base64 of compact JSON
 ``{"id", "name", "guest", "exp"}`` and the signature is HMAC-SHA256 of the payload.
+A device token (proof that a device signed in to an account before) has the same form, with
+``{"name", "device", "exp"}`` and a signature over a purpose prefix and the payload.
 Standard library only.
 """
 
@@ -22,6 +24,13 @@ PlayerId = str
 
 TOKEN_TTL_SECONDS = 30 * 24 * 3600
 """A session lasts thirty days; a guest who comes back later is a new guest."""
+DEVICE_TTL_SECONDS = 365 * 24 * 3600
+"""A device stays known for a year after its last successful login."""
+
+_SESSION = b""
+_DEVICE = b"device\x00"
+"""What a token's signature covers before its payload: session tokens keep the form they
+always had, device tokens are signed apart."""
 
 _NAME_RE = re.compile(r"[A-Za-z][A-Za-z0-9_-]{2,19}$")
 _GUEST_ADJECTIVES = (
@@ -100,34 +109,74 @@ def new_guest(token: bytes | None = None) -> Player:
 def issue_token(secret: bytes, player: Player, now: float, ttl: float = TOKEN_TTL_SECONDS) -> str:
     """A token that proves ``player``'s identity until ``now + ttl`` to holders of ``secret``."""
     body = {"id": player.id, "name": player.name, "guest": player.guest, "exp": int(now + ttl)}
-    payload = _b64(json.dumps(body, separators=(",", ":"), sort_keys=True).encode())
-    return f"{payload}.{_b64(_sign(secret, payload))}"
+    return _seal(secret, _SESSION, body)
 
 
 def verify_token(secret: bytes, token: str, now: float) -> Player:
     """The player a token names; raises BadTokenError if it is malformed, forged or expired."""
+    body = _unseal(secret, _SESSION, token, now)
+    try:
+        return Player(id=str(body["id"]), name=str(body["name"]), guest=bool(body["guest"]))
+    except (KeyError, TypeError) as error:
+        raise BadTokenError("malformed session token") from error
+
+
+@dataclass(frozen=True, slots=True)
+class KnownDevice:
+    """A device that signed in as the account ``name_key`` before; ``id`` is its own."""
+
+    name_key: str
+    id: str
+
+
+def issue_device_token(
+    secret: bytes, device: KnownDevice, now: float, ttl: float = DEVICE_TTL_SECONDS
+) -> str:
+    """A token that proves to holders of ``secret`` that this device signed in as
+    ``device.name_key`` (a login to that name then waits only on this device's own failed
+    attempts).  Signed apart from session tokens: neither passes for the other."""
+    body = {"name": device.name_key, "device": device.id, "exp": int(now + ttl)}
+    return _seal(secret, _DEVICE, body)
+
+
+def verify_device_token(secret: bytes, token: str, now: float) -> KnownDevice:
+    """The device a device token names; raises BadTokenError if it is malformed, forged or
+    expired."""
+    body = _unseal(secret, _DEVICE, token, now)
+    try:
+        return KnownDevice(name_key=str(body["name"]), id=str(body["device"]))
+    except (KeyError, TypeError) as error:
+        raise BadTokenError("malformed device token") from error
+
+
+def _seal(secret: bytes, purpose: bytes, body: dict[str, object]) -> str:
+    payload = _b64(json.dumps(body, separators=(",", ":"), sort_keys=True).encode())
+    return f"{payload}.{_b64(_sign(secret, purpose, payload))}"
+
+
+def _unseal(secret: bytes, purpose: bytes, token: str, now: float) -> dict[str, object]:
+    """The body of a token sealed for ``purpose``; raises BadTokenError."""
     payload, dot, signature = token.partition(".")
     if not dot or not payload or not signature:
-        raise BadTokenError("malformed session token")
+        raise BadTokenError("malformed token")
     try:
         given = _unb64(signature)
     except (binascii.Error, ValueError) as error:
-        raise BadTokenError("malformed session token") from error
-    if not hmac.compare_digest(given, _sign(secret, payload)):
-        raise BadTokenError("session token signature does not match")
+        raise BadTokenError("malformed token") from error
+    if not hmac.compare_digest(given, _sign(secret, purpose, payload)):
+        raise BadTokenError("token signature does not match")
     try:
         body = json.loads(_unb64(payload))
-        player = Player(id=str(body["id"]), name=str(body["name"]), guest=bool(body["guest"]))
         expiry = int(body["exp"])
     except (binascii.Error, ValueError, KeyError, TypeError) as error:
-        raise BadTokenError("malformed session token") from error
+        raise BadTokenError("malformed token") from error
     if now >= expiry:
-        raise BadTokenError("session token has expired: sign in again")
-    return player
+        raise BadTokenError("token has expired: sign in again")
+    return dict(body)
 
 
-def _sign(secret: bytes, payload: str) -> bytes:
-    return hmac.new(secret, payload.encode(), hashlib.sha256).digest()
+def _sign(secret: bytes, purpose: bytes, payload: str) -> bytes:
+    return hmac.new(secret, purpose + payload.encode(), hashlib.sha256).digest()
 
 
 def _b64(data: bytes) -> str:

@@ -11,8 +11,6 @@ Keys (all under ``lobby:``):
 =====================================  ======  ===============================================
 ``lobby:account:{name_key}``           string  Account JSON (name_key is the lower-case name)
 ``lobby:account-id:{player_id}``       string  name_key of the account with this id
-``lobby:login-failures:name:{key}``    zset    failed logins for a username, scored by time
-``lobby:login-failures:address:{ip}``  zset    failed logins from an address, scored by time
 ``lobby:challenge:{id}``               string  Challenge JSON; closed ones expire after a day
 ``lobby:challenges:open``              zset    ids of open challenges, scored by expiry
 ``lobby:challenges:from:{player_id}``  set     ids of a player's open challenges
@@ -30,22 +28,24 @@ Events are JSON objects published on the ``lobby`` channel after each commit, wi
 ``challenge`` (``challenge``: its data; ``status`` says what happened), ``presence``
 (``player``: id, ``presence``: data or None once offline), ``live`` (``game``: LiveGame data,
 new or changed), ``finished`` (``game``: FinishedGame data without its record).
-Imports redis and the pure lobby modules; never :mod:`server`.
+Login, registration and guest limits live in :mod:`lobby.attempt_store`; passwords are hashed
+in a :class:`lobby.hashing.HashPool`, never in the event loop.
+Imports redis, the pure lobby modules, the attempt store and the hash pool; never
+:mod:`server`.
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
 import secrets
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar, cast
+from typing import Any, TypeVar
 
 import redis.asyncio as aioredis
 from redis.exceptions import WatchError
 
-from lobby import accounts, challenges, games, presence
+from lobby import accounts, attempt_store, challenges, games, presence
 from lobby.accounts import (
     DEFAULT_LOGIN_LIMITS,
     DEFAULT_SCRYPT,
@@ -53,6 +53,7 @@ from lobby.accounts import (
     LoginLimits,
     ScryptParams,
 )
+from lobby.attempt_store import Delay, Gate, Window
 from lobby.challenges import DEFAULT_LIMITS, Challenge, ChallengeLimits, Colour, Status
 from lobby.errors import (
     BadCredentialsError,
@@ -63,6 +64,7 @@ from lobby.errors import (
     UnknownRoomError,
 )
 from lobby.games import FinishedGame, LiveGame
+from lobby.hashing import DEFAULT_POOL, HashPool, Reservation
 from lobby.identity import Player, PlayerId
 from lobby.presence import HEARTBEAT_TTL, LOBBY, Connection, ConnectionId, Presence
 
@@ -130,12 +132,20 @@ async def register(
     password: str,
     now: float,
     params: ScryptParams = DEFAULT_SCRYPT,
+    *,
+    pool: HashPool = DEFAULT_POOL,
+    gates: Sequence[Gate] = (),
 ) -> Account:
     """Store a new account; its name is unique whatever the case, even under a race.
 
-    Raises BadNameError, WeakPasswordError, NameTakenError.
+    A name or password that may not be registered is refused before anything else; then
+    ``gates`` (a per-address limit, say) count the attempt, and the password is hashed in
+    ``pool``.  Raises BadNameError, WeakPasswordError, RateLimitedError, NameTakenError.
     """
-    account = await asyncio.to_thread(accounts.new_account, name, password, now, params)
+    accounts.check_new_account(name, password)
+    with pool.reserve() as hashing:
+        await attempt_store.take(redis, gates, now)
+        account = await hashing.run(accounts.new_account, name, password, now, params)
     if not await store_account(redis, account):
         raise NameTakenError(f"the name {name!r} is taken")
     return account
@@ -170,36 +180,43 @@ async def login(
     now: float,
     limits: LoginLimits = DEFAULT_LOGIN_LIMITS,
     params: ScryptParams = DEFAULT_SCRYPT,
+    *,
+    device: str | None = None,
+    pool: HashPool = DEFAULT_POOL,
 ) -> Player:
     """The player whose name and password these are.
 
-    Refused with RateLimitedError, before the password is even checked, once too many logins
-    failed lately for this name or from this address; otherwise BadCredentialsError, which
-    never says whether the name exists (an unknown name costs a hash too, so timing does not
-    tell either).  A success clears the name's failures, and rehashes a password stored with
-    parameters other than ``params``.
+    Each attempt is counted against its limits before the password is checked, in one step
+    with the check (so concurrent guesses cannot all pass): from an unknown device, against
+    ``address``'s failures and the name's growing delay; from ``device`` (the id of a device
+    this name signed in from before), against that device's own delay only.  Refused with
+    RateLimitedError (nothing counted) while a limit holds; otherwise BadCredentialsError,
+    which never says whether the name exists (an unknown name costs a hash too, so timing
+    does not tell either).  A success is not counted as a failure and starts the delay
+    afresh, and rehashes a password stored with parameters other than ``params``.
     """
     key = accounts.name_key(name)
-    name_key = f"lobby:login-failures:name:{key}"
-    address_key = f"lobby:login-failures:address:{address}"
-    name_failures, address_failures = await asyncio.gather(
-        _recent_failures(redis, name_key, now, limits.window),
-        _recent_failures(redis, address_key, now, limits.window),
+    delays = accounts.delay_schedule(limits)
+    gates: list[Gate] = (
+        [Delay("login-device", device, delays, limits.window)]
+        if device is not None
+        else [
+            Window("login-address", address, limits.per_address, limits.window),
+            Delay("login-name", key, delays, limits.window),
+        ]
     )
-    accounts.check_login_allowed(name_failures, address_failures, now, limits)
-    account = await get_account(redis, name)
-    stored = account.password_hash if account is not None else _dummy_hash(params)
-    if await asyncio.to_thread(accounts.verify_password, password, stored) and account:
-        await redis.delete(name_key)
-        if accounts.needs_rehash(account.password_hash, params):
-            await _rehash(redis, account, password, params)
-        return account.player
-    member = f"{now!r}:{secrets.token_hex(4)}"
-    async with redis.pipeline(transaction=True) as pipe:
-        for failures_key in (name_key, address_key):
-            pipe.zadd(failures_key, {member: now})
-            pipe.expire(failures_key, int(limits.window) + 1)
-        await pipe.execute()
+    with pool.reserve() as hashing:
+        ticket = await attempt_store.take(redis, gates, now)
+        account = await get_account(redis, name)
+        if account is not None:
+            stored = account.password_hash
+        else:
+            stored = await _dummy_hash(params, hashing)
+        if await hashing.run(accounts.verify_password, password, stored) and account:
+            await attempt_store.give_back(redis, ticket)
+            if accounts.needs_rehash(account.password_hash, params):
+                await _rehash(redis, account, password, params, hashing)
+            return account.player
     raise BadCredentialsError("wrong username or password")
 
 
@@ -712,14 +729,10 @@ async def _challenges(redis: Redis, ids: list[str]) -> list[Challenge]:
     return [c for c in found if c.status is Status.OPEN]
 
 
-async def _recent_failures(redis: Redis, key: str, now: float, window: float) -> list[float]:
-    await redis.zremrangebyscore(key, "-inf", now - window)
-    pairs = cast(list[tuple[bytes, float]], await redis.zrange(key, 0, -1, withscores=True))
-    return [float(score) for _, score in pairs]
-
-
-async def _rehash(redis: Redis, account: Account, password: str, params: ScryptParams) -> None:
-    fresh = await asyncio.to_thread(accounts.hash_password, password, params)
+async def _rehash(
+    redis: Redis, account: Account, password: str, params: ScryptParams, hashing: Reservation
+) -> None:
+    fresh = await hashing.run(accounts.hash_password, password, params)
     updated = Account(player=account.player, password_hash=fresh, created=account.created)
     key = _ACCOUNTS_KEY + accounts.name_key(account.player.name)
     await redis.set(key, _dump(updated.to_data()), xx=True)
@@ -728,10 +741,11 @@ async def _rehash(redis: Redis, account: Account, password: str, params: ScryptP
 _dummies: dict[ScryptParams, str] = {}
 
 
-def _dummy_hash(params: ScryptParams) -> str:
-    """A hash to check unknown names against, so they cost as much time as known ones."""
+async def _dummy_hash(params: ScryptParams, hashing: Reservation) -> str:
+    """A hash to check unknown names against, so they cost as much time as known ones (made
+    once per process and parameters, in the caller's place in the hash pool)."""
     if params not in _dummies:
-        _dummies[params] = accounts.hash_password(secrets.token_hex(16), params)
+        _dummies[params] = await hashing.run(accounts.hash_password, secrets.token_hex(16), params)
     return _dummies[params]
 
 

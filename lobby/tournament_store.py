@@ -26,6 +26,7 @@ The client is an argument (``redis.asyncio.Redis``); imports redis and :mod:`lob
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, cast
@@ -35,6 +36,8 @@ import redis.asyncio as aioredis
 from lobby import tournaments as tn
 from lobby.identity import Player, PlayerId
 from lobby.tournaments import ErrorCode, Game, Settings, Status, Tournament, TournamentError
+
+log = logging.getLogger(__name__)
 
 _COMMIT = """
 if (redis.call('GET', KEYS[2]) or '') ~= ARGV[1] then
@@ -75,7 +78,7 @@ async def create(
 
 
 async def load(client: aioredis.Redis, tournament_id: str) -> Tournament | None:
-    """The stored tournament, or None."""
+    """The stored tournament, or None; raises ValueError if what is stored cannot be read."""
     raw = await client.get(_key(tournament_id, "state"))
     return None if raw is None else tn.from_data(json.loads(raw))
 
@@ -89,7 +92,7 @@ async def commit_if_version(
     script = client.register_script(_COMMIT)
     done = await script(
         keys=[_key(after.id, "state"), _key(after.id, "version")],
-        args=[expected, str(after.version), json.dumps(tn.to_data(after))],
+        args=[expected, str(after.version), json.dumps(tn.to_data(after), allow_nan=False)],
     )
     return bool(done)
 
@@ -183,7 +186,8 @@ async def cancel(client: aioredis.Redis, tournament_id: str) -> Change:
 
 async def listed(client: aioredis.Redis, status: Status, limit: int = 50) -> list[dict[str, Any]]:
     """Summaries of tournaments in ``status`` for the lobby, JSON-ready: upcoming soonest
-    first, running and finished latest first."""
+    first, running and finished latest first.  An event that cannot be read is left out
+    (and logged), so that it cannot break the list for everyone."""
     key = _index_key(status)
     if status is Status.CREATED:
         ids = await client.zrange(key, 0, limit - 1)
@@ -191,7 +195,11 @@ async def listed(client: aioredis.Redis, status: Status, limit: int = 50) -> lis
         ids = await client.zrevrange(key, 0, limit - 1)
     rows = []
     for raw in cast(list[bytes], ids):
-        t = await load(client, raw.decode())
+        try:
+            t = await load(client, raw.decode())
+        except ValueError as error:
+            log.warning("tournament %s left out of the list: %s", raw.decode(), error)
+            continue
         if t is not None and t.status is status:
             rows.append(summary(t))
     return rows

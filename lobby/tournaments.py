@@ -44,7 +44,8 @@ Withdrawing before the start leaves the event; withdrawing during it forfeits th
 progress and every later game (a forfeit scores like a win or a loss but is left out of
 tie-breaks and performance). Standings rank by the figures above, then seed.
 
-Imports networkx, :mod:`rules` (to check the game and options) and :mod:`lobby.identity`.
+Imports networkx, :mod:`rules` (to check the game and options), :mod:`lobby.clocks` (for the
+longest clock) and :mod:`lobby.identity`.
 """
 
 from __future__ import annotations
@@ -58,11 +59,14 @@ from typing import Any
 
 import networkx as nx  # type: ignore[import-untyped]
 
+from lobby.clocks import MAX_LIVE_SECONDS
 from lobby.identity import Player, PlayerId
 from rules import find_game
 
 ROUND_ROBIN_MAX_PLAYERS = 32
 MAX_PLAYERS = 10_000
+MAX_ARENA_SECONDS = 24 * 3600.0
+"""The longest an arena may run."""
 KNOCKOUT_MAX_GAMES = 4
 """A knockout match is at most this many games; if all are drawn the higher seed goes through."""
 
@@ -745,13 +749,14 @@ def to_data(tournament: Tournament) -> dict[str, Any]:
 
 
 def from_data(data: Mapping[str, Any]) -> Tournament:
-    """The tournament that :func:`to_data` wrote; raises ValueError for anything else."""
+    """The tournament that :func:`to_data` wrote; raises ValueError for anything else
+    (a number that is not finite included: no event may hold one)."""
     try:
         raw = data["settings"]
         settings = Settings(
             game=str(raw["game"]),
             format=Format(raw["format"]),
-            starts_at=float(raw["starts_at"]),
+            starts_at=_finite(raw["starts_at"]),
             max_players=int(raw["max_players"]),
             rated=bool(raw["rated"]),
             options=str(raw["options"]),
@@ -759,7 +764,7 @@ def from_data(data: Mapping[str, Any]) -> Tournament:
             increment_seconds=int(raw["increment_seconds"]),
             rounds=int(raw["rounds"]),
             double=bool(raw["double"]),
-            duration=float(raw["duration"]),
+            duration=_finite(raw["duration"]),
             name=str(raw["name"]),
         )
         return Tournament(
@@ -768,7 +773,7 @@ def from_data(data: Mapping[str, Any]) -> Tournament:
             settings=settings,
             status=Status(data["status"]),
             entrants=tuple(
-                Entrant(str(i), str(n), float(r), int(s), bool(w))
+                Entrant(str(i), str(n), _finite(r), int(s), bool(w))
                 for i, n, r, s, w in data["entrants"]
             ),
             games=tuple(
@@ -778,18 +783,18 @@ def from_data(data: Mapping[str, Any]) -> Tournament:
                     int(b),
                     str(f),
                     None if s is None else str(s),
-                    None if sc is None else float(sc),
+                    None if sc is None else _finite(sc),
                     bool(ff),
                     int(rp),
                 )
                 for i, r, b, f, s, sc, ff, rp in data["games"]
             ),
             round=int(data["round"]),
-            started_at=None if data["started_at"] is None else float(data["started_at"]),
-            finished_at=None if data["finished_at"] is None else float(data["finished_at"]),
+            started_at=None if data["started_at"] is None else _finite(data["started_at"]),
+            finished_at=None if data["finished_at"] is None else _finite(data["finished_at"]),
             version=int(data["version"]),
         )
-    except (KeyError, TypeError, ValueError) as error:
+    except (KeyError, TypeError, ValueError, OverflowError) as error:
         raise ValueError(f"not a tournament: {error}") from error
 
 
@@ -805,6 +810,13 @@ _SCORE_UNIT = 10**6
 _COLOUR_UNIT = 10**3
 
 
+def _finite(value: Any) -> float:
+    number = float(value)
+    if not math.isfinite(number):
+        raise ValueError(f"{number} is not a finite number")
+    return number
+
+
 def _check_settings(s: Settings, now: float) -> None:
     def refuse(reason: str) -> TournamentError:
         return TournamentError(ErrorCode.IMPOSSIBLE_SETTINGS, reason)
@@ -815,8 +827,17 @@ def _check_settings(s: Settings, now: float) -> None:
         raise refuse(str(error)) from error
     if not 2 <= s.max_players <= MAX_PLAYERS:
         raise refuse(f"a tournament holds 2 to {MAX_PLAYERS} players")
-    if s.clock_seconds <= 0 or s.increment_seconds < 0:
-        raise refuse("the clock needs a positive time and an increment of zero or more")
+    if not 0 < s.clock_seconds <= MAX_LIVE_SECONDS or not (
+        0 <= s.increment_seconds <= MAX_LIVE_SECONDS
+    ):
+        raise refuse(
+            f"the clock needs a time of 1 to {MAX_LIVE_SECONDS:g} seconds and an increment of "
+            f"0 to {MAX_LIVE_SECONDS:g}"
+        )
+    if not math.isfinite(s.starts_at):
+        raise refuse("the start time must be a finite number")
+    if not 0 <= s.duration <= MAX_ARENA_SECONDS:
+        raise refuse(f"an arena lasts at most {MAX_ARENA_SECONDS:g} seconds")
     if s.starts_at < now:
         raise refuse("the start time has passed")
     if s.format is not Format.SWISS and s.rounds:

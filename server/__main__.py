@@ -48,6 +48,9 @@ def uvicorn_config(app: object, settings: Settings, log_level: str = "warning") 
         lifespan="on",
         log_level=log_level,
         access_log=False,
+        # The app reads X-Forwarded-For itself, from TRUSTED_PROXIES only; uvicorn's own
+        # default would trust any local peer.
+        proxy_headers=False,
         # Sockets get a going-away close at shutdown; one that does not finish closing in
         # time (a peer that stopped reading) must not hold the process up for ever.
         timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_SECONDS,

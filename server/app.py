@@ -7,8 +7,16 @@ option flags; ``GET /api/players/<id>/games`` is a player's finished games and
 ``GET /api/rooms/<id>/record.json`` (or ``.txt``) a game's record; ``GET /api/tournaments``
 lists events, ``POST /api/tournaments`` creates one, ``GET /api/tournaments/<id>`` is one with
 its standings, and ``POST /api/tournaments/<id>/join`` (``/withdraw``) enters or leaves it
-(the POSTs authenticate with ``Authorization: Bearer <token>``); ``GET /healthz`` checks Redis;
-``GET /metrics`` is Prometheus text; everything else is the static browser client.
+(the POSTs authenticate with ``Authorization: Bearer <token>``; a bad or missing token
+answers 401); ``GET /healthz`` checks Redis; ``GET /metrics`` is Prometheus text; everything
+else is the static browser client.
+
+Every POST body is read by :func:`_read` into a type of :mod:`server.bodies`.  The client's
+address (for the per-address limits on logins, registrations and guests) is the peer's, or
+the one ``X-Forwarded-For`` names when the peer is in ``TRUSTED_PROXIES``.  A websocket
+handshake from a page of another origin than the server's own (or ``ALLOWED_ORIGINS``) is
+refused with 403.  A login or registration sets an HttpOnly ``device`` cookie (path
+``/api/login``) that lets this device's later logins to the account skip the name's delay.
 The composition root: imports Starlette, redis and the other server modules.
 """
 
@@ -16,48 +24,67 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import json
 import secrets
 import time
 import uuid
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from urllib.parse import parse_qs
+from urllib.parse import parse_qs, urlsplit
 
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
+from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
-from lobby import rating_store
+from lobby import attempt_store, rating_store
 from lobby import store as lobby_store
+from lobby.accounts import LoginLimits, name_key
+from lobby.attempt_store import Window
 from lobby.challenges import ChallengeLimits
 from lobby.errors import LobbyError
 from lobby.games import record_text
-from lobby.identity import Player, issue_token
+from lobby.hashing import HashPool
+from lobby.identity import (
+    DEVICE_TTL_SECONDS,
+    BadTokenError,
+    KnownDevice,
+    Player,
+    issue_device_token,
+    issue_token,
+    verify_device_token,
+)
 from lobby.ratings import COMPUTER_POOL_SUFFIX
 from lobby.tournaments import TournamentError
 from rules import GAMES
 from rules.api import describe_flags
-from server import clock_store, store
-from server.auth import NotAuthenticatedError, authenticate, guest_session, player_data
+from server import bodies, clock_store, store
+from server.auth import (
+    NoCredentialsError,
+    NotAuthenticatedError,
+    authenticate,
+    guest_session,
+    player_data,
+)
+from server.bodies import Credentials, Empty, NewTournament
 from server.connection import Connection
-from server.errors import BadRequestError, ClientError, UnknownRoomError, error_code
+from server.errors import ClientError, UnknownRoomError, error_code
 from server.fanout import Fanout
 from server.lobby_service import LobbyService, lobby_error_status
 from server.metrics import Metrics
-from server.protocol import CloseCode
+from server.protocol import CloseCode, ErrorCode
 from server.rooms import Room, starting_seats
 from server.service import RoomService
 from server.settings import Settings
 from server.tournament_service import TournamentService, details, tournament_error_status
 
-MAX_BODY_BYTES = 4096
-"""Largest JSON body the account routes read."""
+DEVICE_COOKIE = "device"
+"""The cookie that makes a browser a known device of the account it last signed in to."""
 
 
 @dataclass
@@ -72,6 +99,7 @@ class Runtime:
     connections: set[Connection]
     lobby: LobbyService
     tournaments: TournamentService
+    hash_pool: HashPool
 
 
 def create_app(settings: Settings) -> Starlette:
@@ -79,6 +107,13 @@ def create_app(settings: Settings) -> Starlette:
     if settings.redis_url is None:
         raise ValueError("create_app needs settings.redis_url (python -m server starts one)")
     redis_url = settings.redis_url
+    login_limits = LoginLimits(
+        per_address=settings.login_per_address,
+        window=settings.login_window,
+        free_attempts=settings.login_free_attempts,
+        first_delay=settings.login_first_delay,
+        max_delay=settings.login_max_delay,
+    )
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -116,7 +151,10 @@ def create_app(settings: Settings) -> Starlette:
             tournaments.room_changed(room, events)
 
         service.on_commit = on_commit
-        runtime = Runtime(client, secret, service, fanout, metrics, set(), lobby, tournaments)
+        hash_pool = HashPool(settings.hash_workers, settings.hash_waiting)
+        runtime = Runtime(
+            client, secret, service, fanout, metrics, set(), lobby, tournaments, hash_pool
+        )
         app.state.runtime = runtime
         adjudicator = clock_store.Adjudicator(service)
         await fanout.start()
@@ -136,6 +174,7 @@ def create_app(settings: Settings) -> Starlette:
                 await tournaments.stop()
                 await lobby.stop()
             await fanout.stop()
+            hash_pool.shutdown()
             await service.aclose()
             await client.aclose(close_connection_pool=True)
 
@@ -143,6 +182,12 @@ def create_app(settings: Settings) -> Starlette:
         """The websocket as a plain ASGI app: each diff sent is one ASGI message, no more."""
         runtime: Runtime = scope["app"].state.runtime
         if (await receive())["type"] != "websocket.connect":
+            return
+        if not _origin_allowed(scope, settings.allowed_origins):
+            # Closing before accepting answers the handshake 403: a page from another site
+            # may not play in its visitor's name.
+            runtime.metrics.closes[int(CloseCode.POLICY_VIOLATION)] += 1
+            await send({"type": "websocket.close", "code": int(CloseCode.POLICY_VIOLATION)})
             return
         await send({"type": "websocket.accept"})
         tokens = parse_qs(scope.get("query_string", b"").decode("latin-1")).get("token")
@@ -171,29 +216,62 @@ def create_app(settings: Settings) -> Starlette:
 
     async def guest(request: Request) -> Response:
         runtime: Runtime = request.app.state.runtime
-        player, token = guest_session(runtime.secret, time.time())
+        now = time.time()
+        try:
+            await _read(request, Empty)
+            window = Window(
+                "guest", _address(request), settings.guests_per_address, settings.guest_window
+            )
+            await attempt_store.take(runtime.client, [window], now)
+        except (LobbyError, ClientError) as error:
+            return _error_response(error)
+        player, token = guest_session(runtime.secret, now)
         return JSONResponse({"player": player_data(player), "token": token})
 
     async def register(request: Request) -> Response:
         runtime: Runtime = request.app.state.runtime
+        now = time.time()
+        window = Window(
+            "register",
+            _address(request),
+            settings.registrations_per_address,
+            settings.registration_window,
+        )
         try:
-            name, password = await _credentials(request)
-            account = await lobby_store.register(runtime.client, name, password, time.time())
+            body = await _read(request, Credentials)
+            account = await lobby_store.register(
+                runtime.client,
+                body.name,
+                body.password,
+                now,
+                pool=runtime.hash_pool,
+                gates=[window],
+            )
         except (LobbyError, ClientError) as error:
             return _error_response(error)
-        token = issue_token(runtime.secret, account.player, time.time())
-        return JSONResponse({"player": player_data(account.player), "token": token})
+        known = KnownDevice(name_key(body.name), secrets.token_hex(8))
+        return _signed_in(request, runtime.secret, account.player, known, now)
 
     async def login(request: Request) -> Response:
         runtime: Runtime = request.app.state.runtime
-        address = request.client.host if request.client is not None else "unknown"
+        now = time.time()
         try:
-            name, password = await _credentials(request)
-            player = await lobby_store.login(runtime.client, name, password, address, time.time())
+            body = await _read(request, Credentials)
+            device = _known_device(request, runtime.secret, body.name, now)
+            player = await lobby_store.login(
+                runtime.client,
+                body.name,
+                body.password,
+                _address(request),
+                now,
+                login_limits,
+                device=None if device is None else device.id,
+                pool=runtime.hash_pool,
+            )
         except (LobbyError, ClientError) as error:
             return _error_response(error)
-        token = issue_token(runtime.secret, player, time.time())
-        return JSONResponse({"player": player_data(player), "token": token})
+        known = device or KnownDevice(name_key(body.name), secrets.token_hex(8))
+        return _signed_in(request, runtime.secret, player, known, now)
 
     async def games(request: Request) -> Response:
         return JSONResponse(
@@ -287,9 +365,9 @@ def create_app(settings: Settings) -> Starlette:
         runtime: Runtime = request.app.state.runtime
         try:
             player = _bearer(request, runtime.secret)
-            body = await _json_body(request)
-            created = await runtime.tournaments.create(player, body)
-        except (LobbyError, ClientError, TournamentError) as error:
+            body = await _read(request, NewTournament)
+            created = await runtime.tournaments.create(player, body.settings())
+        except (LobbyError, ClientError, TournamentError, NotAuthenticatedError) as error:
             return _error_response(error)
         return JSONResponse(details(created))
 
@@ -307,13 +385,14 @@ def create_app(settings: Settings) -> Starlette:
         service = runtime.tournaments
         try:
             player = _bearer(request, runtime.secret)
+            await _read(request, Empty)
             if action == "join":
                 changed = await service.join(player, tournament_id)
             elif action == "withdraw":
                 changed = await service.withdraw(player, tournament_id)
             else:
                 return PlainTextResponse("join or withdraw\n", status_code=404)
-        except (LobbyError, ClientError, TournamentError) as error:
+        except (LobbyError, ClientError, TournamentError, NotAuthenticatedError) as error:
             return _error_response(error)
         return JSONResponse(details(changed))
 
@@ -335,7 +414,14 @@ def create_app(settings: Settings) -> Starlette:
         Route("/metrics", metrics),
         Mount("/", StaticFiles(directory=settings.static_dir, html=True, check_dir=False)),
     ]
-    return Starlette(routes=routes, lifespan=lifespan)
+    # The client's address comes from X-Forwarded-For only when the peer is a trusted proxy
+    # (the rightmost address no trusted proxy added is the client's).
+    middleware = (
+        [Middleware(ProxyHeadersMiddleware, trusted_hosts=list(settings.trusted_proxies))]
+        if settings.trusted_proxies
+        else []
+    )
+    return Starlette(routes=routes, lifespan=lifespan, middleware=middleware)
 
 
 def record_data(room: Room) -> dict[str, object]:
@@ -361,56 +447,102 @@ def record_data(room: Room) -> dict[str, object]:
     }
 
 
-async def _credentials(request: Request) -> tuple[str, str]:
-    """The ``name`` and ``password`` of a JSON body; raises BadRequestError."""
-    body = await _json_body(request)
-    name, password = body.get("name"), body.get("password")
-    if not isinstance(name, str) or not isinstance(password, str):
-        raise BadRequestError("name and password must be strings")
-    return name, password
+async def _read(request: Request, kind: type[bodies.Body]) -> bodies.Body:
+    """A request's body as ``kind`` (the one way a route reads its body); raises
+    BadRequestError.  Reading stops past the size limit."""
+    raw = bytearray()
+    async for chunk in request.stream():
+        raw += chunk
+        if len(raw) > bodies.MAX_BODY_BYTES:
+            break
+    return bodies.decode(bytes(raw), kind)
+
+
+def _address(request: Request) -> str:
+    """The client's address (behind a trusted proxy, the one it forwarded for)."""
+    return request.client.host if request.client is not None else "unknown"
 
 
 def _bearer(request: Request, secret: bytes) -> Player:
-    """The player of the request's ``Authorization: Bearer`` token; raises BadRequestError."""
-    header = request.headers.get("authorization", "")
-    scheme, _, token = header.partition(" ")
+    """The player of the request's ``Authorization: Bearer`` token; raises
+    NotAuthenticatedError (NoCredentialsError without a token)."""
+    scheme, _, token = request.headers.get("authorization", "").partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        raise NoCredentialsError("sign in first: send Authorization: Bearer <token>")
     try:
-        return authenticate(secret, token if scheme.lower() == "bearer" else None, time.time())
+        return authenticate(secret, token.strip(), time.time())
     except NotAuthenticatedError as error:
-        raise BadRequestError(f"sign in first: {error}") from error
+        raise NotAuthenticatedError(f"sign in again: {error}") from error
 
 
-async def _json_body(request: Request) -> dict[str, object]:
-    """A request's JSON object body; raises BadRequestError."""
-    raw = await request.body()
-    if len(raw) > MAX_BODY_BYTES:
-        raise BadRequestError("request body too large")
+def _known_device(request: Request, secret: bytes, name: str, now: float) -> KnownDevice | None:
+    """The device the request's device cookie proves, if it signed in to ``name`` before."""
+    cookie = request.cookies.get(DEVICE_COOKIE)
+    if not cookie:
+        return None
     try:
-        body = json.loads(raw)
-    except ValueError as error:
-        raise BadRequestError("the body must be a JSON object") from error
-    if not isinstance(body, dict):
-        raise BadRequestError("the body must be a JSON object")
-    return body
+        device = verify_device_token(secret, cookie, now)
+    except BadTokenError:
+        return None
+    return device if device.name_key == name_key(name) else None
 
 
-def _error_response(error: LobbyError | ClientError | TournamentError) -> JSONResponse:
+def _signed_in(
+    request: Request, secret: bytes, player: Player, device: KnownDevice, now: float
+) -> Response:
+    """A session for ``player``, and the cookie that makes this device a known one."""
+    response = JSONResponse(
+        {"player": player_data(player), "token": issue_token(secret, player, now)}
+    )
+    response.set_cookie(
+        DEVICE_COOKIE,
+        issue_device_token(secret, device, now),
+        max_age=int(DEVICE_TTL_SECONDS),
+        path="/api/login",
+        secure=request.url.scheme == "https",
+        httponly=True,
+        samesite="strict",
+    )
+    return response
+
+
+def _origin_allowed(scope: Scope, allowed: tuple[str, ...]) -> bool:
+    """Whether a websocket handshake may go on: without an Origin (bots, command lines send
+    none), from a page of this server's own host, or from a configured origin."""
+    headers = dict(scope["headers"])
+    origin = headers.get(b"origin")
+    if origin is None:
+        return True
+    text = origin.decode("latin-1").strip().lower().rstrip("/")
+    host = headers.get(b"host", b"").decode("latin-1").strip().lower()
+    return text in allowed or (bool(host) and urlsplit(text).netloc == host)
+
+
+def _error_response(
+    error: LobbyError | ClientError | TournamentError | NotAuthenticatedError,
+) -> JSONResponse:
     """A refusal as JSON with its wire code and an HTTP status."""
-    if isinstance(error, TournamentError):
-        status = tournament_error_status(error)
-    elif isinstance(error, LobbyError):
-        status = lobby_error_status(error)
-    else:
-        status = 404 if isinstance(error, UnknownRoomError) else 400
     headers = {}
+    if isinstance(error, NotAuthenticatedError):
+        status, code = 401, ErrorCode.BAD_CREDENTIALS
+        given = not isinstance(error, NoCredentialsError)
+        headers["WWW-Authenticate"] = 'Bearer error="invalid_token"' if given else "Bearer"
+    else:
+        status, code = _status(error), error_code(error)
     retry = getattr(error, "retry_after", None)
     if retry is not None:
         headers["Retry-After"] = str(max(1, int(retry + 0.999)))
     return JSONResponse(
-        {"code": error_code(error).value, "message": str(error)},
-        status_code=status,
-        headers=headers,
+        {"code": code.value, "message": str(error)}, status_code=status, headers=headers
     )
+
+
+def _status(error: LobbyError | ClientError | TournamentError) -> int:
+    if isinstance(error, TournamentError):
+        return tournament_error_status(error)
+    if isinstance(error, LobbyError):
+        return lobby_error_status(error)
+    return 404 if isinstance(error, UnknownRoomError) else 400
 
 
 def _defaults(options: object) -> dict[str, object]:

@@ -13,10 +13,15 @@ class NotAuthenticatedError(Exception):
     """Missing or bad credentials: the websocket closes with 1008, HTTP answers 401."""
 
 
+class NoCredentialsError(NotAuthenticatedError):
+    """No session token at all (rather than a bad one)."""
+
+
 def authenticate(secret: bytes, token: str | None, now: float) -> Player:
-    """The player a session token names; raises NotAuthenticatedError."""
+    """The player a session token names; raises NotAuthenticatedError (NoCredentialsError
+    without a token)."""
     if not token:
-        raise NotAuthenticatedError("a session token is required: ?token=...")
+        raise NoCredentialsError("a session token is required: ?token=...")
     try:
         return verify_token(secret, token, now)
     except BadTokenError as error:

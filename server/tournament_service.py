@@ -31,7 +31,7 @@ import asyncio
 import logging
 import time
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any, Protocol
 
 import redis.asyncio as aioredis
@@ -44,7 +44,7 @@ from lobby import tournament_store as ts
 from lobby import tournaments as tn
 from lobby.games import LiveGame
 from lobby.identity import Player, is_guest_id
-from lobby.tournaments import ErrorCode, Format, Status, Step, Tournament, TournamentError
+from lobby.tournaments import ErrorCode, Status, Step, Tournament, TournamentError
 from server import store
 from server.errors import BadRequestError, ClientError
 from server.fanout import read_pubsub
@@ -83,54 +83,6 @@ it about once a second during a round's burst of results, at a fifth of a core a
 
 RESEND_ATTEMPTS = 8
 """Tries to resend the followed events after the feed returns (about 8 s in all)."""
-
-_SETTINGS_FIELDS: dict[str, type] = {
-    "game": str,
-    "format": str,
-    "starts_at": float,
-    "max_players": int,
-    "rated": bool,
-    "options": str,
-    "clock_seconds": int,
-    "increment_seconds": int,
-    "rounds": int,
-    "double": bool,
-    "duration": float,
-    "name": str,
-}
-
-
-def settings_from_body(body: Mapping[str, Any]) -> tn.Settings:
-    """Tournament settings from a request's JSON; raises TournamentError (impossible-settings)
-    for a missing or mistyped field. The values themselves are checked by ``tn.create``."""
-    values: dict[str, Any] = {}
-    for name, kind in _SETTINGS_FIELDS.items():
-        if name not in body:
-            continue
-        value = body[name]
-        ok = (
-            isinstance(value, bool)
-            if kind is bool
-            else isinstance(value, (int, float)) and not isinstance(value, bool)
-            if kind in (int, float)
-            else isinstance(value, str)
-        )
-        if not ok or (kind is int and isinstance(value, float) and not value.is_integer()):
-            raise TournamentError(
-                ErrorCode.IMPOSSIBLE_SETTINGS, f"{name} must be a {kind.__name__}"
-            )
-        values[name] = kind(value)
-    for required in ("game", "format", "starts_at", "max_players"):
-        if required not in values:
-            raise TournamentError(ErrorCode.IMPOSSIBLE_SETTINGS, f"{required} is required")
-    try:
-        values["format"] = Format(values["format"])
-    except ValueError as error:
-        formats = ", ".join(f.value for f in Format)
-        raise TournamentError(
-            ErrorCode.IMPOSSIBLE_SETTINGS, f"format is one of {formats}"
-        ) from error
-    return tn.Settings(**values)
 
 
 def time_control(settings: tn.Settings) -> str:
@@ -253,9 +205,8 @@ class TournamentService:
 
     # --- requests ----------------------------------------------------------------------------
 
-    async def create(self, player: Player, body: Mapping[str, Any]) -> Tournament:
+    async def create(self, player: Player, settings: tn.Settings) -> Tournament:
         """Store a new event; raises TournamentError."""
-        settings = settings_from_body(body)
         tournament_id = "t" + uuid.uuid4().hex[:12]
         return await _storage(ts.create(self.client, tournament_id, player, settings, self.clock()))
 

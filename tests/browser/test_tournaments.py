@@ -14,6 +14,7 @@ import redis.asyncio as aioredis
 from playwright.async_api import Page, Request, expect
 
 from lobby import store as lobby_store
+from lobby import tournaments as tn
 from lobby.identity import Player, new_guest
 from server.client import Client
 from tests.browser.conftest import Opener
@@ -149,8 +150,8 @@ async def test_an_event_page_catches_up_on_a_change_missed_while_its_socket_was_
 ) -> None:
     service = scheduler(server, [time.time()])
     ann = await account(redis_client, "annie")
-    settings = {"game": "che", "format": "swiss", "rounds": 1, "max_players": 4}
-    event = await service.create(ann, {**settings, "starts_at": time.time() + 600})
+    settings = tn.Settings("che", tn.Format.SWISS, time.time() + 600, 4, rounds=1)
+    event = await service.create(ann, settings)
     page = await open_page(f"/#/tournament/{event.id}", player=ann)
     await expect(page.locator(".tournament-facts")).to_contain_text("0/4 players")
     await page.evaluate(HOLD_AND_CUT)

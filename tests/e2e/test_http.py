@@ -1,18 +1,23 @@
-"""HTTP routes: one-click guests, health, metrics, the static client."""
+"""HTTP routes: one-click guests, health, metrics, the static client, 401 for bad
+credentials, and the websocket's Origin check."""
 
 from __future__ import annotations
 
 import asyncio
 import urllib.error
 import urllib.request
+from types import ModuleType
 
 import pytest
 import redis.asyncio as aioredis
 from websockets.asyncio.client import connect as ws_connect
+from websockets.exceptions import InvalidStatus
 
 from lobby.identity import new_guest
 from server.client import Client, guest
-from tests.e2e.conftest import RunningServer, connect, make_room, token_for
+from tests.conftest import RedisServer
+from tests.e2e.conftest import RunningServer, connect, make_room, start_server, token_for
+from tests.e2e.http import request
 
 
 def get(url: str) -> tuple[int, str]:
@@ -69,3 +74,51 @@ async def test_websocket_compression_is_refused(app_server: RunningServer) -> No
     url = f"{app_server.ws_url}?token={token_for(new_guest())}"
     async with ws_connect(url) as socket:  # offers permessage-deflate by default
         assert socket.protocol.extensions == []
+
+
+async def test_bad_or_missing_bearer_tokens_answer_401_with_a_bearer_challenge(
+    app_server: RunningServer,
+) -> None:
+    url = f"{app_server.base_url}/api/tournaments/tnothing/join"
+    missing = await request(url, {})
+    assert (missing.status, missing.json["code"]) == (401, "bad_credentials")
+    assert missing.headers["www-authenticate"] == "Bearer"
+    for header in ("Bearer not-a-token", "Bearer a.b", "Basic dXNlcjpwdw=="):
+        bad = await request(url, {}, headers={"Authorization": header})
+        assert (bad.status, bad.json["code"]) == (401, "bad_credentials"), header
+        assert bad.headers["www-authenticate"].startswith("Bearer")
+    good = await request(url, {}, headers={"Authorization": f"Bearer {token_for(new_guest())}"})
+    assert good.json["code"] == "unknown_tournament"
+
+
+async def test_the_websocket_refuses_pages_of_other_origins(app_server: RunningServer) -> None:
+    """A page of another site may not open a socket in its visitor's name; the server's own
+    pages and clients that send no Origin (bots, command lines) may."""
+    url = f"{app_server.ws_url}?token={token_for(new_guest())}"
+    for origin in (None, f"http://127.0.0.1:{app_server.port}"):
+        async with ws_connect(url, origin=origin) as socket:  # type: ignore[arg-type]
+            await socket.recv()  # the welcome
+    for origin in (
+        "http://evil.example",
+        f"http://127.0.0.1:{app_server.port}.evil.example",
+        "null",
+    ):
+        with pytest.raises(InvalidStatus) as caught:
+            async with ws_connect(url, origin=origin):  # type: ignore[arg-type]
+                pass
+        assert caught.value.response.status_code == 403
+
+
+async def test_the_websocket_accepts_the_configured_origins(
+    redis_server: RedisServer, redis_client: aioredis.Redis, ttt: ModuleType
+) -> None:
+    server = await start_server(redis_server.url, allowed_origins=("https://friends.example",))
+    try:
+        url = f"{server.ws_url}?token={token_for(new_guest())}"
+        async with ws_connect(url, origin="https://friends.example") as socket:  # type: ignore[arg-type]
+            await socket.recv()
+        with pytest.raises(InvalidStatus):
+            async with ws_connect(url, origin="https://enemies.example"):  # type: ignore[arg-type]
+                pass
+    finally:
+        await server.stop()

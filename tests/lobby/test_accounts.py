@@ -1,4 +1,4 @@
-"""Usernames, password hashes and the login rate limit, decided without Redis."""
+"""Usernames, password hashes and the login delays, decided without Redis."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import pytest
 
 from lobby import accounts
 from lobby.accounts import Account, LoginLimits, ScryptParams
-from lobby.errors import BadNameError, RateLimitedError, WeakPasswordError
+from lobby.errors import BadNameError, WeakPasswordError
 from lobby.identity import is_guest_id, new_guest
 
 CHEAP = ScryptParams(n=2**8, r=8, p=1)
@@ -98,31 +98,19 @@ def test_usernames_are_unique_whatever_their_case() -> None:
     assert accounts.name_key("Alice") == accounts.name_key("aLICE") == "alice"
 
 
-LIMITS = LoginLimits(per_name=3, per_address=5, window=100.0)
+def test_a_name_is_tried_freely_a_few_times_then_waits_longer_each_time() -> None:
+    limits = LoginLimits(free_attempts=3, first_delay=10.0, max_delay=100.0)
+    assert accounts.delay_schedule(limits) == (0.0, 0.0, 10.0, 20.0, 40.0, 80.0, 100.0)
 
 
-def test_logins_are_allowed_below_the_limit() -> None:
-    assert accounts.login_retry_after([10.0, 20.0], [10.0, 20.0], now=30.0, limits=LIMITS) is None
+def test_the_delay_never_passes_its_cap() -> None:
+    limits = LoginLimits(free_attempts=1, first_delay=60.0, max_delay=60.0)
+    assert accounts.delay_schedule(limits) == (60.0,)
 
 
-def test_too_many_failures_for_one_name_wait_for_the_oldest_to_leave_the_window() -> None:
-    failures = [10.0, 20.0, 30.0]
-    assert accounts.login_retry_after(failures, [], now=40.0, limits=LIMITS) == pytest.approx(70.0)
-    assert accounts.login_retry_after(failures, [], now=109.9, limits=LIMITS) is not None
-    assert accounts.login_retry_after(failures, [], now=110.0, limits=LIMITS) is None
-
-
-def test_one_address_failing_on_many_names_is_limited_too() -> None:
-    address = [1.0, 2.0, 3.0, 4.0, 5.0]
-    with pytest.raises(RateLimitedError) as caught:
-        accounts.check_login_allowed([], address, now=6.0, limits=LIMITS)
-    assert caught.value.code == "rate-limited"
-    assert caught.value.retry_after == pytest.approx(95.0)
-
-
-def test_the_longer_of_the_two_waits_applies() -> None:
-    wait = accounts.login_retry_after([50.0, 60.0, 70.0], [1.0, 2.0, 3.0, 4.0, 5.0], 80.0, LIMITS)
-    assert wait == pytest.approx(70.0)
+def test_a_login_policy_without_a_free_attempt_is_refused() -> None:
+    with pytest.raises(ValueError):
+        accounts.delay_schedule(LoginLimits(free_attempts=0))
 
 
 def test_account_and_guest_ids_tell_themselves_apart() -> None:

@@ -6,10 +6,13 @@ import pytest
 
 from lobby.identity import (
     BadTokenError,
+    KnownDevice,
     Player,
     is_valid_name,
+    issue_device_token,
     issue_token,
     new_guest,
+    verify_device_token,
     verify_token,
 )
 
@@ -42,6 +45,26 @@ def test_tampered_payload_is_refused() -> None:
 def test_malformed_tokens_are_refused(token: str) -> None:
     with pytest.raises(BadTokenError):
         verify_token(SECRET, token, now=1.0)
+
+
+def test_a_device_token_names_its_account_and_device_until_it_expires() -> None:
+    device = KnownDevice(name_key="alice", id="d1")
+    token = issue_device_token(SECRET, device, now=1000.0, ttl=60)
+    assert verify_device_token(SECRET, token, now=1059.0) == device
+    with pytest.raises(BadTokenError, match="expired"):
+        verify_device_token(SECRET, token, now=1060.0)
+    with pytest.raises(BadTokenError, match="signature"):
+        verify_device_token(b"other-secret", token, now=1000.0)
+
+
+def test_session_and_device_tokens_never_pass_for_each_other() -> None:
+    """Both are signed with the one secret, over different purposes."""
+    session = issue_token(SECRET, ALICE, now=0.0)
+    device = issue_device_token(SECRET, KnownDevice(name_key="alice", id="d1"), now=0.0)
+    with pytest.raises(BadTokenError, match="signature"):
+        verify_device_token(SECRET, session, now=1.0)
+    with pytest.raises(BadTokenError, match="signature"):
+        verify_token(SECRET, device, now=1.0)
 
 
 def test_guests_get_distinct_readable_names() -> None:

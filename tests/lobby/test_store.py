@@ -16,6 +16,7 @@ import redis.asyncio as aioredis
 
 from lobby import store
 from lobby.accounts import DEFAULT_LOGIN_LIMITS, LoginLimits, ScryptParams
+from lobby.attempt_store import Window
 from lobby.challenges import ChallengeLimits, Colour, Status, rematch_id
 from lobby.errors import (
     AlreadyAcceptedError,
@@ -35,6 +36,7 @@ from lobby.errors import (
     UnknownRoomError,
 )
 from lobby.games import FinishedGame, LiveGame
+from lobby.hashing import HashPool
 from lobby.identity import Player, new_guest
 from rules import GAMES, find_game
 from rules.api import Seat
@@ -158,36 +160,135 @@ async def test_a_wrong_password_and_an_unknown_name_are_the_same_refusal(
     assert str(wrong.value) == str(unknown.value)
 
 
-async def test_login_is_rate_limited_per_name_even_with_the_right_password(
+SLOW = LoginLimits(per_address=100, window=60, free_attempts=3, first_delay=10, max_delay=40)
+"""Three free attempts per name, then 10, 20, 40, 40... seconds between attempts."""
+
+
+async def test_failed_logins_slow_a_name_down_and_the_right_password_works_after_the_wait(
     redis_client: aioredis.Redis,
 ) -> None:
-    limits = LoginLimits(per_name=3, per_address=100, window=60)
     dave = await account(redis_client, "dave")
     for i in range(3):
         with pytest.raises(BadCredentialsError):
-            await login(redis_client, "dave", "guess", f"10.0.0.{i}", T0 + i, limits)
-    with pytest.raises(RateLimitedError) as caught:
-        await login(redis_client, "Dave", "dave-password", "10.0.0.9", T0 + 3, limits)
-    assert caught.value.retry_after == pytest.approx(57.0)
-    # Once the first failure leaves the window, the right password works and clears the slate.
-    assert await login(redis_client, "dave", "dave-password", "10.0.0.9", T0 + 60, limits)
+            await login(redis_client, "dave", "guess", f"10.0.0.{i}", T0 + i, SLOW)
+    # The third attempt (at T0 + 2) set a wait of 10 s: until then even the right password
+    # waits, and the attempts refused meanwhile do not make the wait longer.
+    for moment in (T0 + 3, T0 + 8, T0 + 11.5):
+        with pytest.raises(RateLimitedError) as caught:
+            await login(redis_client, "Dave", "dave-password", "10.0.0.9", moment, SLOW)
+        assert caught.value.retry_after == pytest.approx(T0 + 12 - moment)
+    assert await login(redis_client, "dave", "dave-password", "10.0.0.9", T0 + 12, SLOW) == dave
+    # A success starts afresh: three free attempts again.
     for i in range(2):
         with pytest.raises(BadCredentialsError):
-            await login(redis_client, "dave", "guess", "10.0.0.9", T0 + 61 + i, limits)
-    assert await login(redis_client, "dave", "dave-password", "x", T0 + 63, limits) == dave
+            await login(redis_client, "dave", "guess", "10.0.0.9", T0 + 13 + i, SLOW)
+    assert await login(redis_client, "dave", "dave-password", "x", T0 + 15, SLOW) == dave
+
+
+async def test_a_known_device_logs_in_at_once_while_the_name_is_slowed_down(
+    redis_client: aioredis.Redis,
+) -> None:
+    dave = await account(redis_client, "dave")
+    for i in range(3):
+        with pytest.raises(BadCredentialsError):
+            await login(redis_client, "dave", "guess", f"6.6.6.{i}", T0, SLOW)
+    with pytest.raises(RateLimitedError):
+        await login(redis_client, "dave", "dave-password", "10.0.0.9", T0 + 1, SLOW)
+    player = await store.login(
+        redis_client, "dave", "dave-password", "10.0.0.9", T0 + 1, SLOW, CHEAP, device="d1"
+    )
+    assert player == dave
+    # A device's own failures slow down that device only.
+    for _ in range(3):
+        with pytest.raises(BadCredentialsError):
+            await store.login(redis_client, "dave", "guess", "h", T0 + 2, SLOW, CHEAP, device="d2")
+    with pytest.raises(RateLimitedError):
+        await store.login(
+            redis_client, "dave", "dave-password", "h", T0 + 3, SLOW, CHEAP, device="d2"
+        )
+    assert await store.login(
+        redis_client, "dave", "dave-password", "h", T0 + 3, SLOW, CHEAP, device="d1"
+    )
 
 
 async def test_login_is_rate_limited_per_address_across_names(
     redis_client: aioredis.Redis,
 ) -> None:
-    limits = LoginLimits(per_name=100, per_address=3, window=60)
+    limits = LoginLimits(per_address=3, window=60, free_attempts=100)
     await account(redis_client, "erin")
     for i, name in enumerate(["x1x", "y2y", "z3z"]):
         with pytest.raises(BadCredentialsError):
             await login(redis_client, name, "guess", "6.6.6.6", T0 + i, limits)
-    with pytest.raises(RateLimitedError):
+    with pytest.raises(RateLimitedError) as caught:
         await login(redis_client, "erin", "erin-password", "6.6.6.6", T0 + 3, limits)
+    assert caught.value.retry_after == pytest.approx(57.0)
     assert await login(redis_client, "erin", "erin-password", "7.7.7.7", T0 + 3, limits)
+    # A success does not count against its address.
+    for _ in range(3):
+        assert await login(redis_client, "erin", "erin-password", "8.8.8.8", T0 + 4, limits)
+
+
+async def test_concurrent_guesses_are_counted_before_any_is_checked(
+    redis_client: aioredis.Redis, second_client: aioredis.Redis
+) -> None:
+    """64 guesses at once on one name, from two processes: only the free attempts are
+    checked; the others are refused without a hash."""
+    await account(redis_client, "hugo")
+    pool = HashPool(workers=4, waiting=64)
+    results = await asyncio.gather(
+        *(
+            store.login(
+                (redis_client, second_client)[i % 2],
+                "hugo",
+                f"guess-{i}",
+                f"10.1.0.{i}",
+                T0,
+                SLOW,
+                CHEAP,
+                pool=pool,
+            )
+            for i in range(64)
+        ),
+        return_exceptions=True,
+    )
+    pool.shutdown()
+    checked = [r for r in results if isinstance(r, BadCredentialsError)]
+    refused = [r for r in results if isinstance(r, RateLimitedError)]
+    assert (len(checked), len(refused)) == (SLOW.free_attempts, 64 - SLOW.free_attempts)
+
+
+async def test_a_login_refused_for_a_full_hash_pool_counts_against_no_limit(
+    redis_client: aioredis.Redis,
+) -> None:
+    dave = await account(redis_client, "dave")
+    pool = HashPool(workers=1, waiting=0)
+    with pool.reserve():
+        for _ in range(SLOW.free_attempts + 1):
+            with pytest.raises(RateLimitedError):
+                await login_in(pool, redis_client, "dave", "guess")
+    for _ in range(SLOW.free_attempts - 1):
+        with pytest.raises(BadCredentialsError):
+            await login_in(pool, redis_client, "dave", "guess")
+    assert await login_in(pool, redis_client, "dave", "dave-password") == dave
+    pool.shutdown()
+
+
+async def login_in(pool: HashPool, redis: aioredis.Redis, name: str, password: str) -> Player:
+    return await store.login(redis, name, password, "10.0.0.1", T0, SLOW, CHEAP, pool=pool)
+
+
+async def test_registration_counts_against_its_gates_only_when_the_name_may_be_registered(
+    redis_client: aioredis.Redis,
+) -> None:
+    gate = Window("register", "10.0.0.1", limit=2, seconds=60)
+    for name in ("bot-evil", "x"):
+        with pytest.raises(BadNameError):
+            await store.register(redis_client, name, "long enough", T0, CHEAP, gates=[gate])
+    await store.register(redis_client, "ivan", "long enough", T0, CHEAP, gates=[gate])
+    await store.register(redis_client, "jack", "long enough", T0, CHEAP, gates=[gate])
+    with pytest.raises(RateLimitedError):
+        await store.register(redis_client, "kate", "long enough", T0 + 1, CHEAP, gates=[gate])
+    assert await store.get_account(redis_client, "kate") is None
 
 
 async def test_find_player_knows_accounts_and_online_guests_only(

@@ -71,6 +71,12 @@ def seat_balance(t: Tournament) -> Counter[str]:
         Settings("osbox", Format.ROUND_ROBIN, START, 8, rounds=3),
         Settings("osbox", Format.KNOCKOUT, START, 8, clock_seconds=0),
         Settings("osbox", Format.KNOCKOUT, -1.0, 8),
+        Settings("osbox", Format.KNOCKOUT, START, 8, clock_seconds=10**18),
+        Settings("osbox", Format.KNOCKOUT, START, 8, increment_seconds=4 * 3600),
+        Settings("osbox", Format.KNOCKOUT, float("inf"), 8),
+        Settings("osbox", Format.KNOCKOUT, float("nan"), 8),
+        Settings("osbox", Format.ARENA, START, 8, duration=float("inf")),
+        Settings("osbox", Format.ARENA, START, 8, duration=7 * 24 * 3600.0),
     ],
     ids=[
         "unknown-game",
@@ -83,6 +89,12 @@ def seat_balance(t: Tournament) -> Counter[str]:
         "rounds-outside-swiss",
         "no-clock",
         "start-in-the-past",
+        "clock-beyond-the-longest",
+        "increment-beyond-the-longest",
+        "start-at-infinity",
+        "start-not-a-number",
+        "arena-for-ever",
+        "arena-for-a-week",
     ],
 )
 def test_create_refuses_impossible_settings(settings: Settings) -> None:
@@ -200,6 +212,21 @@ def test_data_round_trips_through_json() -> None:
     assert tn.from_data(json.loads(json.dumps(tn.to_data(t)))) == t
     with pytest.raises(ValueError):
         tn.from_data({"id": "t"})
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [("starts_at", float("inf")), ("duration", float("nan")), ("clock_seconds", float("inf"))],
+)
+def test_data_with_a_number_that_is_not_finite_is_not_a_tournament(
+    field: str, value: float
+) -> None:
+    """What an older server may have stored reads as an error, not as an event that cannot
+    be written out as JSON again."""
+    data = tn.to_data(event(Format.KNOCKOUT, 4))
+    data["settings"][field] = value
+    with pytest.raises(ValueError):
+        tn.from_data(json.loads(json.dumps(data)))
 
 
 # --- Round robin ----------------------------------------------------------------------------

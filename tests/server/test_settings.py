@@ -49,6 +49,44 @@ def test_environment_overrides_every_setting() -> None:
     )
 
 
+def test_the_http_edge_settings_read_lists_and_limits() -> None:
+    settings = from_environment(
+        {
+            "TRUSTED_PROXIES": " 172.31.250.10, 10.1.2.3/16 ,",
+            "ALLOWED_ORIGINS": "https://Friends.example/,http://localhost:3000",
+            "LOGIN_PER_ADDRESS": "7",
+            "LOGIN_WINDOW": "60",
+            "LOGIN_FREE_ATTEMPTS": "2",
+            "LOGIN_FIRST_DELAY": "1.5",
+            "LOGIN_MAX_DELAY": "30",
+            "GUESTS_PER_ADDRESS": "3",
+            "GUEST_WINDOW": "10",
+            "REGISTRATIONS_PER_ADDRESS": "4",
+            "REGISTRATION_WINDOW": "20",
+            "HASH_WORKERS": "2",
+            "HASH_WAITING": "0",
+        }
+    )
+    assert settings.trusted_proxies == ("172.31.250.10/32", "10.1.0.0/16")
+    assert settings.allowed_origins == ("https://friends.example", "http://localhost:3000")
+    assert (settings.login_per_address, settings.login_window) == (7, 60.0)
+    assert (settings.login_free_attempts, settings.login_first_delay) == (2, 1.5)
+    assert settings.login_max_delay == 30.0
+    assert (settings.guests_per_address, settings.guest_window) == (3, 10.0)
+    assert (settings.registrations_per_address, settings.registration_window) == (4, 20.0)
+    assert (settings.hash_workers, settings.hash_waiting) == (2, 0)
+
+
+def test_by_default_no_proxy_is_trusted_and_no_other_origin_allowed() -> None:
+    settings = from_environment({})
+    assert settings.trusted_proxies == () and settings.allowed_origins == ()
+
+
+def test_a_trusted_proxy_that_is_not_an_address_is_an_error() -> None:
+    with pytest.raises(ValueError):
+        from_environment({"TRUSTED_PROXIES": "haproxy"})
+
+
 def test_a_malformed_number_is_an_error() -> None:
     with pytest.raises(ValueError):
         from_environment({"PORT": "eighty"})

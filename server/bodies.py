@@ -1,0 +1,104 @@
+"""The JSON bodies of the HTTP routes as typed, bounded values, and the one place bytes become
+them.
+
+Every POST route reads its body through :func:`decode`: msgspec checks the JSON against the
+route's :class:`msgspec.Struct` (types, bounds, required fields; unknown fields refused), so
+a handler sees only values of the right type and range.  NaN and Infinity are not JSON and a
+number too large for a float is refused, so nothing non-finite gets in; every field is a
+scalar, so a body nests one object deep at most.  An empty body reads as ``{}``.
+Imports msgspec, lobby (for its limits) and server.errors; no I/O.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, TypeVar
+
+import msgspec
+
+from lobby import tournaments as tn
+from lobby.accounts import MAX_PASSWORD_LENGTH
+from lobby.clocks import MAX_LIVE_SECONDS
+from server.errors import BadRequestError
+
+MAX_BODY_BYTES = 4096
+"""Largest body a route reads; a longer one is refused before it is decoded."""
+
+MAX_NAME_LENGTH = 64
+"""Longest username a body may carry (the naming rule allows 20 characters)."""
+
+LATEST_START = 4_102_444_800.0
+"""The latest tournament start a body may ask for: 2100-01-01, in seconds since the epoch."""
+
+MAX_TEXT_LENGTH = 200
+"""Longest game options text or tournament name."""
+
+Body = TypeVar("Body", bound=msgspec.Struct)
+
+
+class Empty(msgspec.Struct, forbid_unknown_fields=True):
+    """The body of a route that takes nothing (a guest, a join, a withdrawal): ``{}`` or
+    nothing at all."""
+
+
+class Credentials(msgspec.Struct, forbid_unknown_fields=True):
+    """A username and password to register or log in with."""
+
+    name: Annotated[str, msgspec.Meta(max_length=MAX_NAME_LENGTH)]
+    password: Annotated[str, msgspec.Meta(max_length=MAX_PASSWORD_LENGTH)]
+
+
+Unset = msgspec.UnsetType
+UNSET = msgspec.UNSET
+
+
+class NewTournament(msgspec.Struct, forbid_unknown_fields=True):
+    """A tournament to create; an absent field takes :class:`lobby.tournaments.Settings`'s
+    default.  The bounds keep every value finite and in range of the clocks; whether the
+    values make an event (players for the format, rounds for the field...) is
+    :func:`lobby.tournaments.create`'s decision."""
+
+    game: Annotated[str, msgspec.Meta(max_length=MAX_TEXT_LENGTH)]
+    format: tn.Format
+    starts_at: Annotated[float, msgspec.Meta(ge=0, le=LATEST_START)]
+    max_players: Annotated[int, msgspec.Meta(ge=0, le=tn.MAX_PLAYERS)]
+    rated: bool | Unset = UNSET
+    options: Annotated[str, msgspec.Meta(max_length=MAX_TEXT_LENGTH)] | Unset = UNSET
+    clock_seconds: Annotated[int, msgspec.Meta(gt=0, le=int(MAX_LIVE_SECONDS))] | Unset = UNSET
+    increment_seconds: Annotated[int, msgspec.Meta(ge=0, le=int(MAX_LIVE_SECONDS))] | Unset = UNSET
+    rounds: Annotated[int, msgspec.Meta(ge=0, le=tn.MAX_PLAYERS)] | Unset = UNSET
+    double: bool | Unset = UNSET
+    duration: Annotated[float, msgspec.Meta(ge=0, le=tn.MAX_ARENA_SECONDS)] | Unset = UNSET
+    name: Annotated[str, msgspec.Meta(max_length=MAX_TEXT_LENGTH)] | Unset = UNSET
+
+    def settings(self) -> tn.Settings:
+        """The event's settings: the fields given, the defaults for the others."""
+        given = {
+            field: value
+            for field, value in msgspec.structs.asdict(self).items()
+            if value is not UNSET
+        }
+        return tn.Settings(**given)
+
+
+def decode(raw: bytes, kind: type[Body]) -> Body:
+    """The body ``raw`` as a ``kind``; raises BadRequestError with a reason that names the
+    field (or, for JSON that does not parse, shows where)."""
+    if len(raw) > MAX_BODY_BYTES:
+        raise BadRequestError(f"the body is larger than {MAX_BODY_BYTES} bytes")
+    try:
+        return msgspec.json.decode(raw or b"{}", type=kind)
+    except msgspec.ValidationError as error:
+        raise BadRequestError(f"invalid body: {error}") from error
+    except msgspec.DecodeError as error:
+        raise BadRequestError(f"the body is not JSON: {error}{_near(raw, str(error))}") from error
+
+
+def _near(raw: bytes, reason: str) -> str:
+    """The text around the byte a JSON error names (``NaN``, ``Infinity``...), for the
+    reason: it shows the field."""
+    found = re.search(r"\(byte (\d+)\)", reason)
+    if found is None:
+        return ""
+    at = int(found.group(1))
+    return f" near {raw[max(0, at - 24) : at + 12].decode(errors='replace')!r}"
