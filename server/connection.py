@@ -86,6 +86,7 @@ from server.tournament_service import TournamentService
 log = logging.getLogger(__name__)
 
 MAX_ROOMS_PER_CONNECTION = 32
+_SLOW_DOWN = "too many requests: slow down"
 CATCH_UP_ATTEMPTS = 8
 """Tries to catch a room up after the diff stream returns (about 8 s in all)."""
 
@@ -325,10 +326,13 @@ class Connection:
                 self._fail(error.close_code)
                 return
             except MessageError as error:
-                self._error(error.ref, error)
+                # A malformed request costs a token like any other, so a flood of them is
+                # refused as rate-limited too.
+                over = not self.bucket.take(time.monotonic())
+                self._error(error.ref, RateLimitedError(_SLOW_DOWN) if over else error)
                 continue
             if not self.bucket.take(time.monotonic()):
-                self._error(request.id, RateLimitedError("too many requests: slow down"))
+                self._error(request.id, RateLimitedError(_SLOW_DOWN))
                 continue
             try:
                 await self._dispatch(request)
