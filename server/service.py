@@ -21,6 +21,7 @@ from typing import Any, TypeVar
 
 import redis.asyncio as aioredis
 from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import OutOfMemoryError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from server import clock_store, store
@@ -184,7 +185,7 @@ class RoomService:
                     published,
                 )
             except _STORAGE_ERRORS as error:
-                raise UnavailableError(f"storage unavailable: {error}") from error
+                raise _unavailable(error) from error
             self.metrics.observe_commit(time.perf_counter() - started)
             if result.applied:  # and published
                 if isinstance(command, Move):
@@ -312,13 +313,21 @@ def _request_text(command: Move | Resign | Abort | Draw) -> str:
             return "resign"
 
 
-_STORAGE_ERRORS = (RedisConnectionError, RedisTimeoutError, OSError)
-"""What a lost or silent Redis raises: the client may resend (UnavailableError)."""
+_STORAGE_ERRORS = (RedisConnectionError, RedisTimeoutError, OSError, OutOfMemoryError)
+"""What a lost or silent Redis raises, or a full one (``maxmemory`` reached: Redis refuses the
+write and runs none of it): the client may resend (UnavailableError)."""
 
 
 async def _storage(awaitable: Awaitable[T]) -> T:
-    """Await a Redis call, turning a lost connection into an error the client can retry."""
+    """Await a Redis call, turning a lost connection or a full Redis into an error the client
+    can retry."""
     try:
         return await awaitable
     except _STORAGE_ERRORS as error:
-        raise UnavailableError(f"storage unavailable: {error}") from error
+        raise _unavailable(error) from error
+
+
+def _unavailable(error: Exception) -> UnavailableError:
+    if isinstance(error, OutOfMemoryError):
+        return UnavailableError("storage is full; try again later")
+    return UnavailableError(f"storage unavailable: {error}")

@@ -5,6 +5,7 @@
 ``REDIS_POOL_SIZE``, ``RATE_PER_SECOND`` and ``RATE_BURST`` (requests per connection),
 ``DIFF_HISTORY``, ``STATIC_DIR``, and for the lobby ``LOBBY_SWEEP_SECONDS``,
 ``CHALLENGE_LIFETIME`` and ``PRESENCE_TTL``, and ``TOURNAMENT_STEP_SECONDS``.
+``REDIS_MAXMEMORY`` caps the embedded Redis.
 Standard library only.
 """
 
@@ -14,6 +15,8 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+
+from server.embedded_redis import DEFAULT_MAXMEMORY
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -40,6 +43,8 @@ class Settings:
     """Seconds a socket stays online without a heartbeat (a crashed process's sockets lapse)."""
     tournament_step_seconds: float = 5.0
     """Seconds between tournament scheduler steps (starts, pairings, repairs)."""
+    redis_maxmemory: str = DEFAULT_MAXMEMORY
+    """Memory the embedded Redis may use before it refuses writes (``noeviction``)."""
 
 
 def from_environment(environ: Mapping[str, str] | None = None) -> Settings:
@@ -65,4 +70,5 @@ def from_environment(environ: Mapping[str, str] | None = None) -> Settings:
         tournament_step_seconds=float(
             env.get("TOURNAMENT_STEP_SECONDS", defaults.tournament_step_seconds)
         ),
+        redis_maxmemory=env.get("REDIS_MAXMEMORY", defaults.redis_maxmemory),
     )

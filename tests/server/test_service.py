@@ -10,9 +10,10 @@ import pytest
 import redis.asyncio as aioredis
 
 from server import store
-from server.errors import BusyError
+from server.errors import BusyError, UnavailableError, error_code
 from server.fanout import Fanout
 from server.metrics import Metrics
+from server.protocol import ErrorCode
 from server.rooms import Move, SeatHolder, SetSpectators, new_room
 from server.service import RoomService
 
@@ -91,3 +92,26 @@ async def test_a_spectator_count_that_loses_every_attempt_to_moves_is_tried_agai
     loaded = await store.load_room(redis_client, "r3")
     assert refused == 1
     assert loaded is not None and loaded.room.spectators == 1
+
+
+async def test_a_write_refused_by_a_full_redis_is_a_retryable_error_and_changes_nothing(
+    redis_client: aioredis.Redis, ttt: ModuleType
+) -> None:
+    """With ``maxmemory`` reached and ``noeviction``, Redis refuses the commit script's first
+    write, so none of it runs: the move is refused as ``unavailable`` (the client resends),
+    the room is as it was, and the same move commits once Redis has room again."""
+    await store.create_room(redis_client, new_room("r4", "tictactoe", "", (ANN, BOB)))
+    service = RoomService(redis_client, Fanout(redis_client, "a"), Metrics(), "a")
+    await service.room("r4")
+    limit = (await redis_client.config_get("maxmemory"))["maxmemory"]
+    await redis_client.config_set("maxmemory", 1)
+    try:
+        with pytest.raises(UnavailableError, match="full") as refused:
+            await service.command("r4", Move(ANN.id, 0, "a1"), "m1")
+    finally:
+        await redis_client.config_set("maxmemory", limit)
+    assert error_code(refused.value) is ErrorCode.UNAVAILABLE
+    loaded = await store.load_room(redis_client, "r4")
+    assert loaded is not None and (loaded.room.version, loaded.room.record) == (0, ())
+    assert await service.command("r4", Move(ANN.id, 0, "a1"), "m1") == 1
+    await service.aclose()

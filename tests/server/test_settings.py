@@ -52,3 +52,8 @@ def test_environment_overrides_every_setting() -> None:
 def test_a_malformed_number_is_an_error() -> None:
     with pytest.raises(ValueError):
         from_environment({"PORT": "eighty"})
+
+
+def test_the_embedded_redis_memory_limit_comes_from_the_environment() -> None:
+    assert from_environment({}).redis_maxmemory == "1gb"
+    assert from_environment({"REDIS_MAXMEMORY": "256mb"}).redis_maxmemory == "256mb"
