@@ -51,7 +51,7 @@ from server.fanout import Fanout
 from server.lobby_service import LobbyService, lobby_error_status
 from server.metrics import Metrics
 from server.protocol import CloseCode
-from server.rooms import Room, starting_seats
+from server.rooms import IdleLimits, Room, starting_seats
 from server.service import RoomService
 from server.settings import Settings
 from server.tournament_service import TournamentService, details, tournament_error_status
@@ -104,7 +104,14 @@ def create_app(settings: Settings) -> Starlette:
                 await connection.catch_up_all()
 
         fanout = Fanout(client, process_id, on_remote, on_resubscribed)
-        service = RoomService(client, fanout, metrics, process_id, settings.diff_history)
+        idle_limits = IdleLimits(
+            unstarted=settings.idle_unstarted_seconds,
+            unstarted_correspondence=settings.idle_unstarted_correspondence_seconds,
+            untimed=settings.idle_untimed_seconds,
+        )
+        service = RoomService(
+            client, fanout, metrics, process_id, settings.diff_history, idle_limits=idle_limits
+        )
         service_ref.append(service)
         limits = ChallengeLimits(lifetime=settings.challenge_lifetime)
         lobby = LobbyService(
@@ -113,6 +120,8 @@ def create_app(settings: Settings) -> Starlette:
             limits,
             sweep_every=settings.lobby_sweep_seconds,
             presence_ttl=settings.presence_ttl,
+            drain_every=settings.lobby_drain_seconds,
+            live_limit=settings.lobby_live_limit,
         )
         tournaments = TournamentService(client, step_every=settings.tournament_step_seconds)
         tournaments.rooms = service

@@ -4,8 +4,10 @@ This is the imperative shell around :func:`server.rooms.decide`.  Rooms are cach
 process with the document they were read from, so a move costs one Redis round trip (the
 commit script); the script's version check makes the cache safe, since a commit from a stale
 cache fails and the room is read again.  A diff from another process drops the cached room.
-Each diff is encoded once and the same bytes go to every socket and into Redis.
-Imports rooms, diff, protocol, store and fanout; the Redis client is an argument.
+Each diff is encoded once and the same bytes go to every socket and into Redis.  A commit
+that changes what the lobby lists leaves the room's mark in the lobby's outbox in the same
+script (:mod:`server.outbox`): the lobby follows from there, and nothing here waits for it.
+Imports rooms, diff, listing, protocol, store and fanout; the Redis client is an argument.
 """
 
 from __future__ import annotations
@@ -24,18 +26,20 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import OutOfMemoryError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from server import clock_store, store
+from server import clock_store, listing, store
 from server.diff import diff
 from server.errors import BusyError, StaleVersionError, UnavailableError, UnknownRoomError
 from server.fanout import Author, Fanout
 from server.metrics import Metrics
 from server.protocol import RequestId, ServerSnapshot, diff_reply, encode, encode_diff
 from server.rooms import (
+    DEFAULT_IDLE_LIMITS,
     Abort,
     Claim,
     Command,
     Draw,
     Event,
+    IdleLimits,
     Move,
     Presence,
     RematchAgreed,
@@ -69,6 +73,7 @@ class RoomService:
         process_id: str,
         history: int = store.DIFF_HISTORY,
         snapshot_every: int = store.SNAPSHOT_EVERY,
+        idle_limits: IdleLimits = DEFAULT_IDLE_LIMITS,
     ) -> None:
         # The kept diffs must reach back to the last whole document.
         snapshot_every = max(1, min(snapshot_every, history))
@@ -78,12 +83,15 @@ class RoomService:
         self.process_id = process_id
         self.history = history
         self.snapshot_every = snapshot_every
+        self.idle_limits = idle_limits
+        """How long games may go without a move (the outbox marks carry their deadlines)."""
         self._cache: OrderedDict[RoomId, Loaded] = OrderedDict()
         self.batcher = store.Batcher(client)
         self._count_wanted: set[RoomId] = set()
         self._count_tasks: dict[RoomId, asyncio.Task[None]] = {}
         self.on_commit: Callable[[Room, tuple[Event, ...]], None] | None = None
-        """Told of every committed change (the lobby keeps its live list with it)."""
+        """Told of every change this process commits, at once (a hint: the outbox, not this,
+        is what makes the lobby follow)."""
         self.clock: Callable[[], float] = time.time
         """The commit time moves are charged at (seconds since the epoch; tests replace it)."""
 
@@ -157,7 +165,8 @@ class RoomService:
             new = transition.room
             if RematchAgreed in map(type, transition.events):
                 # The rematch's room exists before any client can read its id.
-                await _storage(store.create_room(self.client, rematch_room(new)))
+                rematch = rematch_room(new, self.clock())
+                await _storage(store.create_room(self.client, rematch, self.idle_limits))
             old = loaded.room
             timed = new.clock is not None and (new.clock, new.outcome) != (old.clock, old.outcome)
             if timed:
@@ -165,6 +174,8 @@ class RoomService:
             doc = room_doc(new)
             frame = encode_diff(room_id, new.version, diff(loaded.doc, doc))
             whole = new.version - loaded.doc_version >= self.snapshot_every
+            listed = listing.is_listed(transition.events)
+            mark = listing.mark(new, self.idle_limits) if listed else b""
             started = time.perf_counter()
             committed = Loaded(new, doc, new.version if whole else loaded.doc_version)
             published = partial(
@@ -183,6 +194,7 @@ class RoomService:
                     self.fanout.is_subscribed(room_id),
                     self.batcher,
                     published,
+                    mark,
                 )
             except _STORAGE_ERRORS as error:
                 raise _unavailable(error) from error

@@ -5,7 +5,9 @@
 ``REDIS_POOL_SIZE``, ``RATE_PER_SECOND`` and ``RATE_BURST`` (requests per connection),
 ``DIFF_HISTORY``, ``STATIC_DIR``, and for the lobby ``LOBBY_SWEEP_SECONDS``,
 ``CHALLENGE_LIFETIME`` and ``PRESENCE_TTL``, and ``TOURNAMENT_STEP_SECONDS``.
-``REDIS_MAXMEMORY`` caps the embedded Redis.
+``REDIS_MAXMEMORY`` caps the embedded Redis.  The lobby's outbox: ``LOBBY_DRAIN_SECONDS``,
+``LOBBY_LIVE_LIMIT``; games without moves: ``IDLE_UNSTARTED_SECONDS``,
+``IDLE_UNSTARTED_CORRESPONDENCE_SECONDS``, ``IDLE_UNTIMED_SECONDS``.
 Standard library only.
 """
 
@@ -45,6 +47,17 @@ class Settings:
     """Seconds between tournament scheduler steps (starts, pairings, repairs)."""
     redis_maxmemory: str = DEFAULT_MAXMEMORY
     """Memory the embedded Redis may use before it refuses writes (``noeviction``)."""
+    lobby_drain_seconds: float = 0.5
+    """Seconds between passes over the lobby's outbox (live list, histories, ratings)."""
+    lobby_live_limit: int = 100
+    """Live games in the lobby's reply at most (the newest), with their count."""
+    idle_unstarted_seconds: float = 10 * 60
+    """A live or untimed game in which nobody moved for this long is aborted."""
+    idle_unstarted_correspondence_seconds: float = 7 * 24 * 3600
+    """A correspondence game in which nobody moved for this long is aborted."""
+    idle_untimed_seconds: float = 3 * 24 * 3600
+    """An untimed game with no move for this long ends with no winner (timed ones end on
+    their clock)."""
 
 
 def from_environment(environ: Mapping[str, str] | None = None) -> Settings:
@@ -71,4 +84,16 @@ def from_environment(environ: Mapping[str, str] | None = None) -> Settings:
             env.get("TOURNAMENT_STEP_SECONDS", defaults.tournament_step_seconds)
         ),
         redis_maxmemory=env.get("REDIS_MAXMEMORY", defaults.redis_maxmemory),
+        lobby_drain_seconds=float(env.get("LOBBY_DRAIN_SECONDS", defaults.lobby_drain_seconds)),
+        lobby_live_limit=int(env.get("LOBBY_LIVE_LIMIT", defaults.lobby_live_limit)),
+        idle_unstarted_seconds=float(
+            env.get("IDLE_UNSTARTED_SECONDS", defaults.idle_unstarted_seconds)
+        ),
+        idle_unstarted_correspondence_seconds=float(
+            env.get(
+                "IDLE_UNSTARTED_CORRESPONDENCE_SECONDS",
+                defaults.idle_unstarted_correspondence_seconds,
+            )
+        ),
+        idle_untimed_seconds=float(env.get("IDLE_UNTIMED_SECONDS", defaults.idle_untimed_seconds)),
     )
