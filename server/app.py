@@ -110,7 +110,13 @@ def create_app(settings: Settings) -> Starlette:
             untimed=settings.idle_untimed_seconds,
         )
         service = RoomService(
-            client, fanout, metrics, process_id, settings.diff_history, idle_limits=idle_limits
+            client,
+            fanout,
+            metrics,
+            process_id,
+            settings.diff_history,
+            idle_limits=idle_limits,
+            count_every=settings.count_commit_seconds,
         )
         service_ref.append(service)
         limits = ChallengeLimits(lifetime=settings.challenge_lifetime)

@@ -58,8 +58,11 @@ T = TypeVar("T")
 
 CACHE_SIZE = 10_000
 COMMIT_ATTEMPTS = 8
-COUNT_RETRY_SECONDS = 0.05
-"""The pause before a spectator count that lost every attempt to moves is tried again."""
+COUNT_EVERY = 1.0
+"""Least seconds between two commits of one room's spectator count by one process (and of
+its players' presence): sockets joining and leaving in a burst cost one commit now and one
+when the burst is over, not one each, and each commit is a diff to every socket on the
+room."""
 
 
 class RoomService:
@@ -74,6 +77,7 @@ class RoomService:
         history: int = store.DIFF_HISTORY,
         snapshot_every: int = store.SNAPSHOT_EVERY,
         idle_limits: IdleLimits = DEFAULT_IDLE_LIMITS,
+        count_every: float = COUNT_EVERY,
     ) -> None:
         # The kept diffs must reach back to the last whole document.
         snapshot_every = max(1, min(snapshot_every, history))
@@ -87,8 +91,7 @@ class RoomService:
         """How long games may go without a move (the outbox marks carry their deadlines)."""
         self._cache: OrderedDict[RoomId, Loaded] = OrderedDict()
         self.batcher = store.Batcher(client)
-        self._count_wanted: set[RoomId] = set()
-        self._count_tasks: dict[RoomId, asyncio.Task[None]] = {}
+        self.counts = Coalesced(self._update_count, count_every, "spectator count")
         self.on_commit: Callable[[Room, tuple[Event, ...]], None] | None = None
         """Told of every change this process commits, at once (a hint: the outbox, not this,
         is what makes the lobby follow)."""
@@ -239,7 +242,9 @@ class RoomService:
             self.on_commit(room, events)
 
     async def aclose(self) -> None:
-        """Stop committing: what is unanswered fails, and the batcher's connection goes back."""
+        """Stop committing: pending counts are dropped, what is unanswered fails, and the
+        batcher's connection goes back."""
+        await self.counts.aclose()
         await self.batcher.aclose()
 
     async def catch_up(self, room_id: RoomId, version: int | None) -> tuple[int, list[bytes]]:
@@ -267,50 +272,79 @@ class RoomService:
         return doc
 
     async def change_spectators(self, room_id: RoomId, delta: int) -> None:
-        """Count a spectator in or out; the room's count follows soon after.
-
-        Changes that arrive while an update of the room's count is under way are folded
-        into the next one, so a crowd joining at once costs a few commits, not one each.
-        """
+        """Count a spectator in or out; the room's count follows soon after (at once, and
+        then at most every ``count_every`` seconds: changes meanwhile fold into one commit)."""
         await _storage(store.change_watchers(self.client, room_id, self.process_id, delta))
-        self._count_wanted.add(room_id)
-        if room_id not in self._count_tasks:
-            self._count_tasks[room_id] = asyncio.create_task(self._update_count(room_id))
+        self.counts.request(room_id)
 
     async def _update_count(self, room_id: RoomId) -> None:
+        # Another process may commit an older total after ours; whoever changes the count
+        # last reads the total again, so the room ends with the right one.
+        total = await _storage(store.change_watchers(self.client, room_id, self.process_id, 0))
         try:
-            # Another process may commit an older total after ours; whoever changes the
-            # count last reads the total again, so the room ends with the right one.
-            while room_id in self._count_wanted:
-                self._count_wanted.discard(room_id)
-                total = await _storage(
-                    store.change_watchers(self.client, room_id, self.process_id, 0)
-                )
-                try:
-                    await self.command(room_id, SetSpectators(total))
-                except BusyError:
-                    # Moves kept winning the race for the room's version; the count can
-                    # wait a moment, but it must not stay wrong.
-                    self._count_wanted.add(room_id)
-                    await asyncio.sleep(COUNT_RETRY_SECONDS)
-                    continue
-                again = await _storage(
-                    store.change_watchers(self.client, room_id, self.process_id, 0)
-                )
-                if again != total:
-                    self._count_wanted.add(room_id)
-        except Exception:
-            log.warning("spectator count of room %s not updated", room_id, exc_info=True)
-        finally:
-            # Synchronously after the last check of _count_wanted: a change from now on
-            # starts a new task.
-            self._count_tasks.pop(room_id, None)
+            await self.command(room_id, SetSpectators(total))
+        except BusyError:
+            # Moves kept winning the race for the room's version; the count can wait a
+            # moment, but it must not stay wrong.
+            self.counts.request(room_id)
+            return
+        again = await _storage(store.change_watchers(self.client, room_id, self.process_id, 0))
+        if again != total:
+            self.counts.request(room_id)
 
     def _remember(self, loaded: Loaded) -> None:
         self._cache[loaded.room.id] = loaded
         self._cache.move_to_end(loaded.room.id)
         if len(self._cache) > CACHE_SIZE:
             self._cache.popitem(last=False)
+
+
+class Coalesced:
+    """Runs ``action(room_id)`` for the rooms that ask: at once when the room's last run is
+    ``every`` seconds past, else once that much time has passed, however many asked
+    meanwhile.  So a room costs at most one run per ``every`` seconds, and a request is never
+    lost: one made while a run is under way brings another after it."""
+
+    def __init__(
+        self, action: Callable[[RoomId], Awaitable[None]], every: float, what: str
+    ) -> None:
+        self.action = action
+        self.every = every
+        self.what = what
+        self.sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
+        """The pause between two runs of a room (tests replace it)."""
+        self._wanted: set[RoomId] = set()
+        self._tasks: dict[RoomId, asyncio.Task[None]] = {}
+
+    def request(self, room_id: RoomId) -> None:
+        self._wanted.add(room_id)
+        if room_id not in self._tasks:
+            self._tasks[room_id] = asyncio.create_task(self._run(room_id))
+
+    async def wait_idle(self) -> None:
+        """Wait until no room has a run pending (for tests)."""
+        while self._tasks:
+            await asyncio.gather(*self._tasks.values(), return_exceptions=True)
+
+    async def aclose(self) -> None:
+        tasks = list(self._tasks.values())
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+    async def _run(self, room_id: RoomId) -> None:
+        try:
+            while room_id in self._wanted:
+                self._wanted.discard(room_id)
+                try:
+                    await self.action(room_id)
+                except Exception:
+                    log.warning("%s of room %s not updated", self.what, room_id, exc_info=True)
+                await self.sleep(self.every)
+        finally:
+            # Synchronously after the last check of _wanted: a request from now on starts a
+            # new task.
+            self._tasks.pop(room_id, None)
 
 
 def _request_text(command: Move | Resign | Abort | Draw) -> str:

@@ -7,7 +7,8 @@
 ``CHALLENGE_LIFETIME`` and ``PRESENCE_TTL``, and ``TOURNAMENT_STEP_SECONDS``.
 ``REDIS_MAXMEMORY`` caps the embedded Redis.  The lobby's outbox: ``LOBBY_DRAIN_SECONDS``,
 ``LOBBY_LIVE_LIMIT``; games without moves: ``IDLE_UNSTARTED_SECONDS``,
-``IDLE_UNSTARTED_CORRESPONDENCE_SECONDS``, ``IDLE_UNTIMED_SECONDS``.
+``IDLE_UNSTARTED_CORRESPONDENCE_SECONDS``, ``IDLE_UNTIMED_SECONDS``; join and leave bursts:
+``COUNT_COMMIT_SECONDS``.
 Standard library only.
 """
 
@@ -58,6 +59,9 @@ class Settings:
     idle_untimed_seconds: float = 3 * 24 * 3600
     """An untimed game with no move for this long ends with no winner (timed ones end on
     their clock)."""
+    count_commit_seconds: float = 1.0
+    """Least seconds between two commits of a room's spectator count, or of its players'
+    presence, by one process (changes meanwhile fold into the next)."""
 
 
 def from_environment(environ: Mapping[str, str] | None = None) -> Settings:
@@ -96,4 +100,5 @@ def from_environment(environ: Mapping[str, str] | None = None) -> Settings:
             )
         ),
         idle_untimed_seconds=float(env.get("IDLE_UNTIMED_SECONDS", defaults.idle_untimed_seconds)),
+        count_commit_seconds=float(env.get("COUNT_COMMIT_SECONDS", defaults.count_commit_seconds)),
     )

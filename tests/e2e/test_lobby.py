@@ -295,6 +295,7 @@ async def test_resign_ends_the_game_and_rates_a_rated_one_once(
     await bc.follow_lobby()
     made = await ac.challenge("tictactoe", colour="mine", rated=True, target="bobby")
     room = await bc.accept(made["id"])
+    await ac.wait_lobby(lambda lobby: live(lobby, room) is not None)  # listed
     await ac.join(room)
     await bc.join(room)
     await ac.move(room, "a1")
