@@ -117,6 +117,7 @@ def create_app(settings: Settings) -> Starlette:
             settings.diff_history,
             idle_limits=idle_limits,
             count_every=settings.count_commit_seconds,
+            presence_lease=settings.presence_lease_seconds,
         )
         service_ref.append(service)
         limits = ChallengeLimits(lifetime=settings.challenge_lifetime)
@@ -143,6 +144,7 @@ def create_app(settings: Settings) -> Starlette:
         await fanout.start()
         await lobby.start()
         adjudicator.start()
+        service.presence.start()
         await tournaments.start()
         try:
             yield

@@ -19,10 +19,6 @@ commit is version-checked, so only one commit ends the game and the others find 
 then sets the entry from the room as it is, so an entry that is early (written from an older
 change) only costs a look.
 
-``room:{id}:present`` counts each seated player's sockets on the room over all processes, so
-a player is shown away only when their last socket leaves.  A process that crashes leaves
-its counts behind (its players stay "here" until they join and leave again): a false "away"
-would let the opponent claim a game, a false "here" only makes them wait for the clock.
 No decisions here (they are in lobby.clocks and rooms); the Redis client and the service
 are arguments.  Imports redis, lobby.clocks, rooms and store.
 """
@@ -206,14 +202,3 @@ class Adjudicator:
                 log.warning("clock sweep failed", exc_info=True)
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._stopping.wait(), self.every)
-
-
-def presence_key(room_id: RoomId) -> str:
-    return f"room:{{{room_id}}}:present"
-
-
-async def change_presence(client: aioredis.Redis, room_id: RoomId, player: str, delta: int) -> int:
-    """Count a seated player's socket on the room in or out; returns how many they have now
-    over every process (so closing one of two tabs does not mark them away)."""
-    key = presence_key(room_id)
-    return max(0, int(await client.hincrby(key, player, delta)))

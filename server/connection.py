@@ -29,7 +29,7 @@ from starlette.types import Receive, Send
 
 from lobby.clocks import Kind, LagMeter
 from lobby.identity import Player
-from server import clock_store, protocol
+from server import protocol
 from server.auth import player_data
 from server.errors import (
     RECOVERABLE,
@@ -78,7 +78,7 @@ from server.protocol import (
     ServerWelcome,
     encode,
 )
-from server.rooms import Abort, Claim, Draw, Move, Presence, Rematch, Resign, seat_role
+from server.rooms import Abort, Claim, Draw, Move, Rematch, Resign, seat_role
 from server.service import RoomService
 from server.settings import Settings
 from server.tournament_service import TournamentService
@@ -475,7 +475,7 @@ class Connection:
             except RECOVERABLE:
                 log.warning("spectator of room %s not counted", request.room)
         if new and watch.role is Role.PLAYER:
-            await self._presence(request.room, +1)
+            await self._presence(request.room, here=True)
             await self._ping(request.room)
 
     async def _leave(self, room_id: str) -> None:
@@ -487,15 +487,17 @@ class Connection:
         if watch.counted:
             await self.service.change_spectators(room_id, -1)
         if watch.role is Role.PLAYER:
-            await self._presence(room_id, -1)
+            await self._presence(room_id, here=False)
 
-    async def _presence(self, room_id: str, delta: int) -> None:
-        """Count this player's socket in or out; the room shows them away when none is left."""
+    async def _presence(self, room_id: str, here: bool) -> None:
+        """Count this player's socket in or out of the room's presence leases; the room shows
+        them away once no socket of theirs is left on any process (or its lease lapsed)."""
+        presence = self.service.presence
         try:
-            count = await clock_store.change_presence(
-                self.service.client, room_id, self.player.id, delta
-            )
-            await self.service.command(room_id, Presence(self.player.id, count > 0, 0.0))
+            if here:
+                await presence.arrive(room_id, self.player.id)
+            else:
+                await presence.depart(room_id, self.player.id)
         except Exception:  # best effort: Redis may be away, and the socket must not fail
             log.warning("presence of %s in room %s not updated", self.player.id, room_id)
 

@@ -7,12 +7,12 @@ cache fails and the room is read again.  A diff from another process drops the c
 Each diff is encoded once and the same bytes go to every socket and into Redis.  A commit
 that changes what the lobby lists leaves the room's mark in the lobby's outbox in the same
 script (:mod:`server.outbox`): the lobby follows from there, and nothing here waits for it.
-Imports rooms, diff, listing, protocol, store and fanout; the Redis client is an argument.
+Imports rooms, diff, listing, protocol, store, fanout, coalesce and room_presence; the Redis
+client is an argument.
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import time
 from collections import OrderedDict
@@ -26,7 +26,8 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import OutOfMemoryError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from server import clock_store, listing, store
+from server import clock_store, listing, room_presence, store
+from server.coalesce import Coalesced
 from server.diff import diff
 from server.errors import BusyError, StaleVersionError, UnavailableError, UnknownRoomError
 from server.fanout import Author, Fanout
@@ -78,6 +79,7 @@ class RoomService:
         snapshot_every: int = store.SNAPSHOT_EVERY,
         idle_limits: IdleLimits = DEFAULT_IDLE_LIMITS,
         count_every: float = COUNT_EVERY,
+        presence_lease: float = room_presence.LEASE,
     ) -> None:
         # The kept diffs must reach back to the last whole document.
         snapshot_every = max(1, min(snapshot_every, history))
@@ -92,6 +94,8 @@ class RoomService:
         self._cache: OrderedDict[RoomId, Loaded] = OrderedDict()
         self.batcher = store.Batcher(client)
         self.counts = Coalesced(self._update_count, count_every, "spectator count")
+        self.presence = room_presence.RoomPresence(self, presence_lease)
+        """The leases of this process's seated sockets (who is here, over every process)."""
         self.on_commit: Callable[[Room, tuple[Event, ...]], None] | None = None
         """Told of every change this process commits, at once (a hint: the outbox, not this,
         is what makes the lobby follow)."""
@@ -108,6 +112,17 @@ class RoomService:
             raise UnknownRoomError(f"no room {room_id!r}")
         self._remember(loaded)
         return loaded
+
+    async def current(self, room_id: RoomId) -> Loaded:
+        """The room as Redis has it now: the cached one if no commit came since, else read
+        again; raises UnknownRoomError."""
+        cached = self._cache.get(room_id)
+        if cached is not None:
+            version = await _storage(store.current_version(self.client, room_id))
+            if version == cached.room.version:
+                return cached
+            self._cache.pop(room_id, None)
+        return await self.room(room_id)
 
     def cached(self, room_id: RoomId) -> Loaded | None:
         """The room as this process last read or committed it, if it still holds it."""
@@ -242,8 +257,9 @@ class RoomService:
             self.on_commit(room, events)
 
     async def aclose(self) -> None:
-        """Stop committing: pending counts are dropped, what is unanswered fails, and the
-        batcher's connection goes back."""
+        """Stop committing: presence and counts stop (the leases held lapse), what is
+        unanswered fails, and the batcher's connection goes back."""
+        await self.presence.stop()
         await self.counts.aclose()
         await self.batcher.aclose()
 
@@ -297,54 +313,6 @@ class RoomService:
         self._cache.move_to_end(loaded.room.id)
         if len(self._cache) > CACHE_SIZE:
             self._cache.popitem(last=False)
-
-
-class Coalesced:
-    """Runs ``action(room_id)`` for the rooms that ask: at once when the room's last run is
-    ``every`` seconds past, else once that much time has passed, however many asked
-    meanwhile.  So a room costs at most one run per ``every`` seconds, and a request is never
-    lost: one made while a run is under way brings another after it."""
-
-    def __init__(
-        self, action: Callable[[RoomId], Awaitable[None]], every: float, what: str
-    ) -> None:
-        self.action = action
-        self.every = every
-        self.what = what
-        self.sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
-        """The pause between two runs of a room (tests replace it)."""
-        self._wanted: set[RoomId] = set()
-        self._tasks: dict[RoomId, asyncio.Task[None]] = {}
-
-    def request(self, room_id: RoomId) -> None:
-        self._wanted.add(room_id)
-        if room_id not in self._tasks:
-            self._tasks[room_id] = asyncio.create_task(self._run(room_id))
-
-    async def wait_idle(self) -> None:
-        """Wait until no room has a run pending (for tests)."""
-        while self._tasks:
-            await asyncio.gather(*self._tasks.values(), return_exceptions=True)
-
-    async def aclose(self) -> None:
-        tasks = list(self._tasks.values())
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
-
-    async def _run(self, room_id: RoomId) -> None:
-        try:
-            while room_id in self._wanted:
-                self._wanted.discard(room_id)
-                try:
-                    await self.action(room_id)
-                except Exception:
-                    log.warning("%s of room %s not updated", self.what, room_id, exc_info=True)
-                await self.sleep(self.every)
-        finally:
-            # Synchronously after the last check of _wanted: a request from now on starts a
-            # new task.
-            self._tasks.pop(room_id, None)
 
 
 def _request_text(command: Move | Resign | Abort | Draw) -> str:

@@ -8,7 +8,7 @@
 ``REDIS_MAXMEMORY`` caps the embedded Redis.  The lobby's outbox: ``LOBBY_DRAIN_SECONDS``,
 ``LOBBY_LIVE_LIMIT``; games without moves: ``IDLE_UNSTARTED_SECONDS``,
 ``IDLE_UNSTARTED_CORRESPONDENCE_SECONDS``, ``IDLE_UNTIMED_SECONDS``; join and leave bursts:
-``COUNT_COMMIT_SECONDS``.
+``COUNT_COMMIT_SECONDS``; seated players' presence: ``PRESENCE_LEASE_SECONDS``.
 Standard library only.
 """
 
@@ -62,6 +62,9 @@ class Settings:
     count_commit_seconds: float = 1.0
     """Least seconds between two commits of a room's spectator count, or of its players'
     presence, by one process (changes meanwhile fold into the next)."""
+    presence_lease_seconds: float = 15.0
+    """A seated player's presence lease on a room (renewed every third of it): the longest a
+    crashed process's players still show as here."""
 
 
 def from_environment(environ: Mapping[str, str] | None = None) -> Settings:
@@ -101,4 +104,7 @@ def from_environment(environ: Mapping[str, str] | None = None) -> Settings:
         ),
         idle_untimed_seconds=float(env.get("IDLE_UNTIMED_SECONDS", defaults.idle_untimed_seconds)),
         count_commit_seconds=float(env.get("COUNT_COMMIT_SECONDS", defaults.count_commit_seconds)),
+        presence_lease_seconds=float(
+            env.get("PRESENCE_LEASE_SECONDS", defaults.presence_lease_seconds)
+        ),
     )
