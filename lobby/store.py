@@ -24,6 +24,8 @@ Keys (all under ``lobby:``):
 ``lobby:playing:{player_id}``          set     room ids of a player's live games
 ``lobby:finished:{room_id}``           string  FinishedGame JSON (with the record)
 ``lobby:history:{player_id}``          list    room ids of a player's finished games, newest first
+``lobby:started:{player_id}``          zset    games a player started lately, scored by time
+``lobby:made:address:{address}``       zset    challenges and games made from an address lately
 =====================================  ======  ===============================================
 
 Events are JSON objects published on the ``lobby`` channel after each commit, with ``t``:
@@ -118,6 +120,34 @@ redis.call('ZADD', KEYS[3], ARGV[4], ARGV[3])
 redis.call('SADD', KEYS[4], ARGV[3])
 redis.call('SADD', KEYS[5], ARGV[3])
 return 1
+"""
+
+# Checks and counts one creation against its limits, all or nothing: KEYS are, for each limited
+# player, their live games' set and their started zset, then the address's zset if there is
+# one; returns {0, 0}, or {1, i} (player i has too many games in progress), {2, i} (player i
+# started too many lately), {3, 0} (the address made too many lately).
+_COUNT_CREATION_LUA = """
+local now, since, member = ARGV[1], ARGV[2], ARGV[3]
+local players, window = tonumber(ARGV[4]), ARGV[8]
+for i = 1, players do
+  redis.call('ZREMRANGEBYSCORE', KEYS[2 * i], '-inf', since)
+  if redis.call('SCARD', KEYS[2 * i - 1]) >= tonumber(ARGV[5]) then return {1, i} end
+  if redis.call('ZCARD', KEYS[2 * i]) >= tonumber(ARGV[6]) then return {2, i} end
+end
+local address = KEYS[2 * players + 1]
+if address then
+  redis.call('ZREMRANGEBYSCORE', address, '-inf', since)
+  if redis.call('ZCARD', address) >= tonumber(ARGV[7]) then return {3, 0} end
+end
+for i = 1, players do
+  redis.call('ZADD', KEYS[2 * i], now, member)
+  redis.call('EXPIRE', KEYS[2 * i], window)
+end
+if address then
+  redis.call('ZADD', address, now, member)
+  redis.call('EXPIRE', address, window)
+end
+return {0, 0}
 """
 
 # Removes the connections whose deadline has passed and returns their JSON; a heartbeat that
@@ -360,6 +390,56 @@ async def player_challenges(redis: Redis, player_id: PlayerId, now: float) -> Pl
         incoming=sorted(incoming, key=lambda c: (c.created, c.id)),
         outgoing=sorted(outgoing, key=lambda c: (c.created, c.id)),
     )
+
+
+async def count_creation(
+    redis: Redis,
+    what: str,
+    now: float,
+    limits: ChallengeLimits,
+    starting: Sequence[Player] = (),
+    address: str | None = None,
+) -> None:
+    """Count ``what`` (a challenge or a game's id) against the limits, atomically, or raise
+    LimitReachedError and count nothing: a game ``starting`` for players (their games in
+    progress and games started lately; bots are not held), and anything made from
+    ``address`` (challenges and games made lately).  :func:`uncount_creation` takes it back
+    when what was counted is not made after all."""
+    limited = [player for player in starting if challenges.is_limited(player)]
+    keys = [key for p in limited for key in (_playing_key(p.id), _started_key(p.id))]
+    if address is not None:
+        keys.append(_made_key(address))
+    if not keys:
+        return
+    kind, index = await redis.eval(
+        _COUNT_CREATION_LUA,
+        len(keys),
+        *keys,
+        repr(now),
+        repr(now - limits.window),
+        what,
+        len(limited),
+        limits.max_playing,
+        limits.max_started,
+        limits.max_per_address,
+        max(1, int(limits.window)),
+    )
+    if kind:
+        player = limited[int(index) - 1] if index else None
+        kinds = {1: "playing", 2: "started", 3: "address"}
+        raise challenges.limit_refusal(kinds[int(kind)], player, limits)
+
+
+async def uncount_creation(
+    redis: Redis, what: str, starting: Sequence[Player] = (), address: str | None = None
+) -> None:
+    """Take back what :func:`count_creation` counted for ``what``."""
+    async with redis.pipeline(transaction=True) as pipe:
+        for player in starting:
+            pipe.zrem(_started_key(player.id), what)
+        if address is not None:
+            pipe.zrem(_made_key(address), what)
+        await pipe.execute()
 
 
 async def sweep_challenges(redis: Redis, now: float) -> list[Challenge]:
@@ -792,3 +872,11 @@ def _finished_key(room_id: str) -> str:
 
 def _history_key(player_id: PlayerId) -> str:
     return f"lobby:history:{player_id}"
+
+
+def _started_key(player_id: PlayerId) -> str:
+    return f"lobby:started:{player_id}"
+
+
+def _made_key(address: str) -> str:
+    return f"lobby:made:address:{address}"

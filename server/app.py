@@ -120,7 +120,13 @@ def create_app(settings: Settings) -> Starlette:
             presence_lease=settings.presence_lease_seconds,
         )
         service_ref.append(service)
-        limits = ChallengeLimits(lifetime=settings.challenge_lifetime)
+        limits = ChallengeLimits(
+            max_open=settings.challenges_per_player,
+            lifetime=settings.challenge_lifetime,
+            max_playing=settings.games_in_progress,
+            max_started=settings.games_per_hour,
+            max_per_address=settings.made_per_address_per_hour,
+        )
         lobby = LobbyService(
             client,
             service,
@@ -185,6 +191,7 @@ def create_app(settings: Settings) -> Starlette:
             settings,
             runtime.lobby,
             runtime.tournaments,
+            address=(scope.get("client") or ("",))[0] or None,
         )
         runtime.connections.add(connection)
         try:

@@ -17,11 +17,13 @@ Imports protocol, errors, rooms, the room service, the lobby and the tournament 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 import logging
 import time
 from collections import deque
 from collections.abc import Awaitable, Coroutine
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -135,10 +137,13 @@ class Connection:
         settings: Settings,
         lobby: LobbyService | None = None,
         tournaments: TournamentService | None = None,
+        address: str | None = None,
     ) -> None:
         self._receive = receive
         self._asgi_send = send
         self.player = player
+        self.address = address
+        """The peer's network address, where known (the lobby's per-address limits)."""
         self.service = service
         self.lobby = lobby
         self.tournaments = tournaments
@@ -378,7 +383,8 @@ class Connection:
             case ClientRematch():
                 self._joined(request.room)
                 rematch = Rematch(self.player.id)
-                version = await self.service.command(request.room, rematch, request.id, self)
+                async with self._rematch_start(request.room):
+                    version = await self.service.command(request.room, rematch, request.id, self)
                 self._ok(request.id, request.room, version)
             case ClientLobby():
                 # Events arriving while the snapshot is read follow it: one that the snapshot
@@ -404,10 +410,12 @@ class Connection:
                     request.rated,
                     request.target,
                     request.time_control,
+                    self.address,
                 )
                 self._send(encode(ServerChallenge(request.id, challenge.to_data())))
             case ClientAccept():
-                accepted, room_id = await self._lobby().accept(self.player, request.challenge)
+                lobby = self._lobby()
+                accepted, room_id = await lobby.accept(self.player, request.challenge, self.address)
                 self._send(encode(ServerAccepted(request.id, accepted.to_data(), room_id)))
             case ClientDecline():
                 declined = await self._lobby().decline(self.player, request.challenge)
@@ -527,6 +535,12 @@ class Connection:
                 await self.lobby.unfollow(connection_id)
             except Exception:
                 log.warning("presence of %s not cleared", self.player.id, exc_info=True)
+
+    def _rematch_start(self, room_id: str) -> AbstractAsyncContextManager[None]:
+        """The lobby's limits around a rematch request (none without the lobby)."""
+        if self.lobby is None:
+            return contextlib.nullcontext()
+        return self.lobby.rematch_start(self.player, room_id, self.address)
 
     def _lobby(self) -> LobbyService:
         if self.lobby is None:

@@ -5,7 +5,8 @@ atomic Redis steps) for one server process:
 
 * challenges: create, accept (the room is created from the accepted challenge, room id =
   challenge id, idempotently, so two accepts or a crash in between still make one room),
-  decline, cancel;
+  decline, cancel; and the limits on what players and addresses create
+  (:class:`lobby.challenges.ChallengeLimits`), rematches included;
 * the feed: one subscription per process to the ``lobby`` channel, fanned out to the local
   sockets that follow the lobby, each seeing open challenges and the ones made to or by them;
   a follower gets a snapshot first, and again when the subscription was lost and restored;
@@ -32,7 +33,7 @@ import contextlib
 import logging
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from typing import Any, Protocol
 
 import redis.asyncio as aioredis
@@ -41,7 +42,15 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from lobby import rating_store
 from lobby import store as lobby_store
-from lobby.challenges import DEFAULT_LIMITS, Challenge, ChallengeLimits, Colour, Status
+from lobby.challenges import (
+    DEFAULT_LIMITS,
+    Challenge,
+    ChallengeLimits,
+    Colour,
+    Status,
+    is_limited,
+    rematch_id,
+)
 from lobby.errors import LobbyError, UnknownChallengeError
 from lobby.identity import Player
 from lobby.presence import HEARTBEAT_TTL
@@ -205,30 +214,83 @@ class LobbyService:
         rated: bool,
         target: str | None,
         time_control: str | None,
+        address: str | None = None,
     ) -> Challenge:
-        """Store and announce a challenge; raises LobbyError."""
-        return await _storage(
-            lobby_store.create_challenge(
-                self.client,
-                player,
-                target,
-                game,
-                options,
-                Colour(colour),
-                rated,
-                self.clock(),
-                self.limits,
-                time_control,
+        """Store and announce a challenge made from ``address``; raises LobbyError."""
+        client, now = self.client, self.clock()
+        made = f"challenge:{uuid.uuid4().hex}"
+        await _storage(lobby_store.count_creation(client, made, now, self.limits, (), address))
+        try:
+            return await _storage(
+                lobby_store.create_challenge(
+                    client,
+                    player,
+                    target,
+                    game,
+                    options,
+                    Colour(colour),
+                    rated,
+                    now,
+                    self.limits,
+                    time_control,
+                )
             )
-        )
+        except BaseException:
+            await lobby_store.uncount_creation(client, made, (), address)
+            raise
 
-    async def accept(self, player: Player, challenge_id: str) -> tuple[Challenge, str]:
-        """Accept a challenge and create its room; returns the challenge and the room id."""
-        challenge = await _storage(
-            lobby_store.accept_challenge(self.client, challenge_id, player, self.clock())
+    async def accept(
+        self, player: Player, challenge_id: str, address: str | None = None
+    ) -> tuple[Challenge, str]:
+        """Accept a challenge (from ``address``) and create its room, within both players'
+        limits; returns the challenge and the room id."""
+        client, now = self.client, self.clock()
+        open_one = await _storage(lobby_store.get_challenge(client, challenge_id))
+        starting = (open_one.challenger, player)
+        address = address if is_limited(player) else None
+        await _storage(
+            lobby_store.count_creation(client, challenge_id, now, self.limits, starting, address)
         )
+        try:
+            challenge = await _storage(
+                lobby_store.accept_challenge(client, challenge_id, player, now)
+            )
+        except BaseException:
+            await lobby_store.uncount_creation(client, challenge_id, starting, address)
+            raise
         room_id = await self._open_room(challenge)
         return challenge, room_id
+
+    @contextlib.asynccontextmanager
+    async def rematch_start(
+        self, player: Player, room_id: str, address: str | None = None
+    ) -> AsyncIterator[None]:
+        """Around ``player``'s rematch request: when it is the request that agrees the
+        rematch, count the game it starts against both players' limits (and the address's)
+        first, and take it back if the request fails; raises LimitReachedError."""
+        room = (await self.rooms.current(room_id)).room
+        offers = room.rematch_offers
+        agreeing = (
+            room.outcome is not None
+            and room.rematch is None
+            and player.id not in offers
+            and all(seat.id in offers for seat in room.seats if seat.id != player.id)
+            and bool(room.seats_of(player.id))
+        )
+        if not agreeing:
+            yield
+            return
+        client, made = self.client, rematch_id(room_id)
+        starting = (listing.player(room.seats[0]), listing.player(room.seats[1]))
+        address = address if is_limited(player) else None
+        await _storage(
+            lobby_store.count_creation(client, made, self.clock(), self.limits, starting, address)
+        )
+        try:
+            yield
+        except BaseException:
+            await lobby_store.uncount_creation(client, made, starting, address)
+            raise
 
     async def decline(self, player: Player, challenge_id: str) -> Challenge:
         return await _storage(

@@ -8,7 +8,9 @@
 ``REDIS_MAXMEMORY`` caps the embedded Redis.  The lobby's outbox: ``LOBBY_DRAIN_SECONDS``,
 ``LOBBY_LIVE_LIMIT``; games without moves: ``IDLE_UNSTARTED_SECONDS``,
 ``IDLE_UNSTARTED_CORRESPONDENCE_SECONDS``, ``IDLE_UNTIMED_SECONDS``; join and leave bursts:
-``COUNT_COMMIT_SECONDS``; seated players' presence: ``PRESENCE_LEASE_SECONDS``.
+``COUNT_COMMIT_SECONDS``; seated players' presence: ``PRESENCE_LEASE_SECONDS``; what players
+create: ``CHALLENGES_PER_PLAYER``, ``GAMES_IN_PROGRESS``, ``GAMES_PER_HOUR``,
+``MADE_PER_ADDRESS_PER_HOUR``.
 Standard library only.
 """
 
@@ -65,6 +67,14 @@ class Settings:
     presence_lease_seconds: float = 15.0
     """A seated player's presence lease on a room (renewed every third of it): the longest a
     crashed process's players still show as here."""
+    challenges_per_player: int = 10
+    """Open challenges one player may have at once."""
+    games_in_progress: int = 30
+    """Games one player may have in progress when another starts (bots excepted)."""
+    games_per_hour: int = 120
+    """Games one player may start in an hour, rematches included (bots excepted)."""
+    made_per_address_per_hour: int = 300
+    """Challenges made and games started from one network address in an hour."""
 
 
 def from_environment(environ: Mapping[str, str] | None = None) -> Settings:
@@ -106,5 +116,11 @@ def from_environment(environ: Mapping[str, str] | None = None) -> Settings:
         count_commit_seconds=float(env.get("COUNT_COMMIT_SECONDS", defaults.count_commit_seconds)),
         presence_lease_seconds=float(
             env.get("PRESENCE_LEASE_SECONDS", defaults.presence_lease_seconds)
+        ),
+        challenges_per_player=int(env.get("CHALLENGES_PER_PLAYER", defaults.challenges_per_player)),
+        games_in_progress=int(env.get("GAMES_IN_PROGRESS", defaults.games_in_progress)),
+        games_per_hour=int(env.get("GAMES_PER_HOUR", defaults.games_per_hour)),
+        made_per_address_per_hour=int(
+            env.get("MADE_PER_ADDRESS_PER_HOUR", defaults.made_per_address_per_hour)
         ),
     )

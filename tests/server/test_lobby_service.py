@@ -17,13 +17,15 @@ from redis.exceptions import OutOfMemoryError
 
 from lobby import rating_store
 from lobby import store as lobby_store
+from lobby.challenges import ChallengeLimits, Status
+from lobby.errors import LimitReachedError
 from lobby.games import LiveGame
 from lobby.identity import Player
 from server import clock_store, outbox, store
 from server.fanout import Fanout
 from server.lobby_service import LobbyService
 from server.metrics import Metrics
-from server.rooms import ABORTED, IDLE, IdleLimits, Move, Resign, SeatHolder, new_room
+from server.rooms import ABORTED, IDLE, IdleLimits, Move, Rematch, Resign, SeatHolder, new_room
 from server.service import RoomService
 
 ANN = Player("u:ann", "Ann", False)
@@ -260,3 +262,94 @@ async def test_a_room_made_outside_the_lobby_is_listed_from_its_creation(
     await lobby.drain()
     (live,) = (await lobby.snapshot(ANN))["live"]
     assert (live["room_id"], live["started"], live["players"][0]["id"]) == ("made", T0, ANN.id)
+
+
+def limited(
+    redis_client: aioredis.Redis, now: FakeTime, limits: ChallengeLimits
+) -> tuple[RoomService, LobbyService]:
+    rooms, _ = services(redis_client, now)
+    return rooms, LobbyService(redis_client, rooms, limits, clock=now)
+
+
+async def test_a_pair_of_players_starts_no_more_games_an_hour_than_the_limit(
+    redis_client: aioredis.Redis, ttt: ModuleType
+) -> None:
+    """Challenge and accept, over and over (the flood that made 2,000 rooms): the accept
+    past the limit is refused, makes no room and leaves the challenge open."""
+    now = FakeTime(T0)
+    _, lobby = limited(redis_client, now, ChallengeLimits(max_started=3, lifetime=7200))
+    for _ in range(3):
+        await started(lobby)
+    made = await lobby.create_challenge(ANN, "tictactoe", "", "mine", False, None, None)
+    with pytest.raises(LimitReachedError, match="started 3 games"):
+        await lobby.accept(BOB, made.id)
+    assert await store.load_room(redis_client, made.id) is None
+    assert (await lobby_store.get_challenge(redis_client, made.id)).status is Status.OPEN
+    now.now += 3600  # an hour later the oldest starts are out of the window
+    _, room_id = await lobby.accept(BOB, made.id)
+    assert room_id == made.id
+
+
+async def test_a_player_with_too_many_games_in_progress_starts_no_other(
+    redis_client: aioredis.Redis, ttt: ModuleType
+) -> None:
+    now = FakeTime(T0)
+    rooms, lobby = limited(redis_client, now, ChallengeLimits(max_playing=2))
+    first = await started(lobby)
+    await started(lobby)
+    await lobby.drain()
+    carol = Player("u:carol", "Carol", False)
+    made = await lobby.create_challenge(carol, "tictactoe", "", "mine", False, None, None)
+    with pytest.raises(LimitReachedError, match="Bob has 2 games in progress"):
+        await lobby.accept(BOB, made.id)
+    await rooms.command(first, Resign(BOB.id, 0))
+    await lobby.drain()  # the finished game leaves Bob's games in progress
+    await lobby.accept(BOB, made.id)
+
+
+async def test_one_address_makes_no_more_than_its_limit_whatever_the_accounts(
+    redis_client: aioredis.Redis, ttt: ModuleType
+) -> None:
+    """Guests are free to make: a flood of them from one address meets the address's limit
+    (challenges made and games started count alike)."""
+    now = FakeTime(T0)
+    _, lobby = limited(redis_client, now, ChallengeLimits(max_per_address=3))
+    guests = [Player(f"g:{n}", f"Guest-{n}", True) for n in range(4)]
+    made = await lobby.create_challenge(guests[0], "tictactoe", "", "mine", False, None, None, "a")
+    await lobby.create_challenge(guests[1], "tictactoe", "", "mine", False, None, None, "a")
+    await lobby.accept(guests[2], made.id, "a")
+    with pytest.raises(LimitReachedError, match="network address"):
+        await lobby.create_challenge(guests[3], "tictactoe", "", "mine", False, None, None, "a")
+    await lobby.create_challenge(guests[3], "tictactoe", "", "mine", False, None, None, "b")
+
+
+async def test_a_bot_accepts_past_every_game_limit(
+    redis_client: aioredis.Redis, ttt: ModuleType
+) -> None:
+    """Bots only accept; each game's human challenger is held to their own limits."""
+    now = FakeTime(T0)
+    _, lobby = limited(redis_client, now, ChallengeLimits(max_started=1, max_per_address=1))
+    bot = Player("u:bot-1", "bot-1", False)
+    for n in range(3):
+        person = Player(f"u:p{n}", f"P{n}", False)
+        made = await lobby.create_challenge(person, "tictactoe", "", "mine", False, None, None)
+        await lobby.accept(bot, made.id, "127.0.0.1")
+
+
+async def test_the_request_that_agrees_a_rematch_is_held_to_the_limits(
+    redis_client: aioredis.Redis, ttt: ModuleType
+) -> None:
+    now = FakeTime(T0)
+    rooms, lobby = limited(redis_client, now, ChallengeLimits(max_started=1))
+    room_id = await started(lobby)
+    await rooms.command(room_id, Resign(BOB.id, 0))
+    async with lobby.rematch_start(ANN, room_id):
+        await rooms.command(room_id, Rematch(ANN.id))  # asks, does not agree: not counted
+    with pytest.raises(LimitReachedError, match="started 1 games"):
+        async with lobby.rematch_start(BOB, room_id):
+            await rooms.command(room_id, Rematch(BOB.id))
+    assert (await rooms.current(room_id)).room.rematch is None
+    now.now += 3600
+    async with lobby.rematch_start(BOB, room_id):
+        await rooms.command(room_id, Rematch(BOB.id))
+    assert (await rooms.current(room_id)).room.rematch is not None
