@@ -5,14 +5,15 @@ result of a rated game, and the mark a commit leaves in the lobby's outbox (see
 :mod:`server.outbox`): the live line and the idle deadline as of that commit, so the outbox
 is drained without reading the rooms back (a finished room is read back once, for its record).
 Everything here is a function of the room, so applying it twice gives the same thing.
-Pure; imports lobby (games, clocks, identity, ratings) and rooms.
+Pure; imports msgpack, lobby (games, clocks, identity, ratings) and rooms.
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any
+
+import msgpack
 
 from lobby import clocks
 from lobby.games import FinishedGame, LiveGame, finish
@@ -124,19 +125,19 @@ def rating_result(room: Room) -> RatingResult | None:
 
 
 def mark(room: Room, limits: IdleLimits) -> bytes:
-    """The outbox mark of ``room`` as committed (JSON, so it reads well in ``redis-cli``)."""
+    """The outbox mark of ``room`` as committed (msgpack: every listed commit makes one)."""
     data: dict[str, Any] = {
         "version": room.version,
         "live": None if room.outcome is not None else live_entry(room).to_data(),
         "idle_at": idle_deadline(room, limits),
     }
-    return json.dumps(data, separators=(",", ":")).encode()
+    return msgpack.packb(data, use_bin_type=True)
 
 
 def parse_mark(room_id: RoomId, raw: bytes | str) -> Mark:
     """The mark :func:`mark` wrote; raises ValueError on other data."""
     try:
-        data = json.loads(raw)
+        data = msgpack.unpackb(raw, raw=False)
         live = data["live"]
         idle_at = data["idle_at"]
         return Mark(
@@ -145,5 +146,5 @@ def parse_mark(room_id: RoomId, raw: bytes | str) -> Mark:
             None if live is None else LiveGame.from_data(live),
             None if idle_at is None else float(idle_at),
         )
-    except (KeyError, TypeError, json.JSONDecodeError) as error:
+    except (KeyError, TypeError, ValueError, msgpack.UnpackException) as error:
         raise ValueError(f"not an outbox mark of room {room_id}: {error!r}") from error

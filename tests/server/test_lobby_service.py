@@ -11,6 +11,7 @@ from collections.abc import Awaitable, Callable
 from types import ModuleType
 from typing import Any
 
+import msgpack
 import pytest
 import redis.asyncio as aioredis
 from redis.exceptions import OutOfMemoryError
@@ -168,7 +169,7 @@ async def test_an_older_live_line_never_replaces_a_newer_one(
     (old,) = (await outbox.marks(redis_client, 10)).values()
     await rooms.command(room_id, Move(ANN.id, 0, "a1"))
     assert await lobby.drain() == 1
-    late = json.loads(old)["live"]
+    late = msgpack.unpackb(old)["live"]
     assert await lobby_store.store_live_games(redis_client, [LiveGame.from_data(late)]) == []
     (live,) = (await lobby.snapshot(BOB))["live"]
     assert live["move_number"] == 1
@@ -353,3 +354,15 @@ async def test_the_request_that_agrees_a_rematch_is_held_to_the_limits(
     async with lobby.rematch_start(BOB, room_id):
         await rooms.command(room_id, Rematch(BOB.id))
     assert (await rooms.current(room_id)).room.rematch is not None
+
+
+async def test_an_unreadable_mark_is_dropped_not_retried_for_ever(
+    redis_client: aioredis.Redis, ttt: ModuleType
+) -> None:
+    now = FakeTime(T0)
+    _, lobby = services(redis_client, now)
+    await redis_client.hset(outbox.OUTBOX_KEY, "garbled", b"\xc1")
+    await started(lobby)
+    assert await lobby.drain() == 2
+    assert await outbox.pending(redis_client) == 0
+    assert (await lobby.snapshot(ANN))["live_count"] == 1
