@@ -182,6 +182,7 @@ def create_app(settings: Settings) -> Starlette:
             reason = str(error)[:120]
             await send({"type": "websocket.close", "code": 1008, "reason": reason})
             return
+        peer = scope.get("client")  # (host, port), or None where the server does not know
         connection = Connection(
             receive,
             send,
@@ -191,7 +192,7 @@ def create_app(settings: Settings) -> Starlette:
             settings,
             runtime.lobby,
             runtime.tournaments,
-            address=(scope.get("client") or ("",))[0] or None,
+            address=peer[0] if peer else None,
         )
         runtime.connections.add(connection)
         try:

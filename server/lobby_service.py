@@ -364,10 +364,9 @@ class LobbyService:
                 except ValueError:
                     log.warning("unreadable outbox mark of room %s dropped: %r", room_id, mark)
                     done[room_id] = mark
-            done.update((room_id, raw[room_id]) for room_id, m in marks.items() if m.live)
-            await lobby_store.store_live_games(
-                client, [m.live for m in marks.values() if m.live is not None]
-            )
+            live = {room_id: m.live for room_id, m in marks.items() if m.live is not None}
+            await lobby_store.store_live_games(client, list(live.values()))
+            done.update((room_id, raw[room_id]) for room_id in live)
             await clock_store.set_idle_deadlines(
                 client, {room_id: m.idle_at for room_id, m in marks.items()}
             )
