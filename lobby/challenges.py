@@ -33,6 +33,7 @@ from lobby.errors import (
 )
 from lobby.games import FinishedGame
 from lobby.identity import Player, player_data, player_from_data
+from lobby.ratings import BOT_ID_PREFIX
 from rules import find_game
 from rules.api import OptionsError, Seat
 
@@ -60,12 +61,24 @@ class Status(Enum):
 
 @dataclass(frozen=True, slots=True)
 class ChallengeLimits:
-    """Per-account limits and how long a challenge waits for an answer."""
+    """Per-account and per-address limits on what players create, and how long a challenge
+    waits for an answer.  Bots are held to none of the per-account game limits: they only
+    accept, and the people who challenge them are held to theirs."""
 
     max_open: int = 10
     """Open challenges one player may have at once (direct and open together)."""
     lifetime: float = 30 * 60
     """Seconds before an unanswered challenge expires."""
+    max_playing: int = 30
+    """Games one player may have in progress (as the live list counts them) when another
+    starts, by a challenge accepted or a rematch agreed."""
+    max_started: int = 120
+    """Games one player may start in ``window`` seconds."""
+    max_per_address: int = 300
+    """Challenges made and games started from one network address in ``window`` seconds
+    (guests are free to make, so this is what holds a flood of them)."""
+    window: float = 3600.0
+    """The sliding window of ``max_started`` and ``max_per_address``, in seconds."""
 
 
 DEFAULT_LIMITS = ChallengeLimits()
@@ -273,6 +286,30 @@ def expire(challenge: Challenge, now: float) -> Challenge:
     if not is_expired(challenge, now):
         raise ValueError(f"challenge {challenge.id} is not due to expire at {now}")
     return replace(challenge, status=Status.EXPIRED, closed=now)
+
+
+def is_limited(player: Player) -> bool:
+    """Whether the per-account game limits hold ``player`` (everyone but the bots)."""
+    return not player.id.startswith(BOT_ID_PREFIX)
+
+
+def limit_refusal(kind: str, player: Player | None, limits: ChallengeLimits) -> LimitReachedError:
+    """The refusal for a limit :func:`lobby.store.count_creation` found reached: ``kind`` is
+    ``playing`` or ``started`` (held by ``player``), or ``address``."""
+    window = f"{limits.window / 3600:g} h"
+    name = "" if player is None else player.name
+    if kind == "playing":
+        return LimitReachedError(
+            f"{name} has {limits.max_playing} games in progress, the limit: finish one first"
+        )
+    if kind == "started":
+        return LimitReachedError(
+            f"{name} started {limits.max_started} games in the last {window}, the limit"
+        )
+    return LimitReachedError(
+        f"{limits.max_per_address} challenges and games were made from your network address "
+        f"in the last {window}, the limit: try again later"
+    )
 
 
 def decide_seats(

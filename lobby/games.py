@@ -1,9 +1,9 @@
 """Games as the lobby sees them: the live list, finished games with their records, replay.
 
-A :class:`LiveGame` is one line of the live games list, which the server updates on room
-events; a :class:`FinishedGame` is the summary kept for each player's history, with the full
-move record.  Records travel as pbmserv-style text (one move per line) or as plain data, and
-replay through the rules to the final position.  Pure; imports :mod:`rules`,
+A :class:`LiveGame` is one line of the live games list, which the server derives from each
+committed change of the room; a :class:`FinishedGame` is the summary kept for each player's
+history, with the full move record.  Records travel as pbmserv-style text (one move per line)
+or as plain data, and replay through the rules to the final position.  Pure; imports :mod:`rules`,
 :mod:`lobby.identity` and :mod:`lobby.errors`.
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from lobby.errors import BadRecordError, UnknownGameError
@@ -44,6 +44,8 @@ class LiveGame:
     """The player to move (a correspondence player's "games waiting for me")."""
     deadline: float | None = None
     """When the running clock's time runs out (seconds since the epoch), if one runs."""
+    version: int = 0
+    """The room version this line was derived from: an older one never replaces it."""
 
     def has_player(self, player_id: PlayerId) -> bool:
         return any(p.id == player_id for p in self.players)
@@ -61,6 +63,7 @@ class LiveGame:
             "time_control": self.time_control,
             "waiting_for": self.waiting_for,
             "deadline": self.deadline,
+            "version": self.version,
         }
 
     @classmethod
@@ -80,6 +83,7 @@ class LiveGame:
                 # Entries stored before clocks have neither field.
                 waiting_for=data.get("waiting_for"),
                 deadline=data.get("deadline"),
+                version=int(data.get("version", 0)),
             )
         except (KeyError, TypeError) as error:
             raise ValueError(f"not live game data: {error!r}") from error
@@ -153,25 +157,6 @@ class FinishedGame:
             )
         except (KeyError, TypeError) as error:
             raise ValueError(f"not finished game data: {error!r}") from error
-
-
-def update_live(
-    live: LiveGame,
-    move_number: int | None = None,
-    spectators: int | None = None,
-    players: tuple[Player, Player] | None = None,
-    waiting_for: PlayerId | None = None,
-    deadline: float | None = None,
-) -> LiveGame:
-    """``live`` with the given fields changed (the ones left None stay as they are)."""
-    return replace(
-        live,
-        move_number=live.move_number if move_number is None else move_number,
-        spectators=live.spectators if spectators is None else max(0, spectators),
-        players=live.players if players is None else players,
-        waiting_for=live.waiting_for if waiting_for is None else waiting_for,
-        deadline=live.deadline if deadline is None else deadline,
-    )
 
 
 def finish(

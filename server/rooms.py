@@ -1,11 +1,13 @@
 """Rooms as values: one game between two seated players, and commands that change it.
 
 A :class:`Room` holds the game's name and options, which player holds each seat (after any
-swap), the version, the rules state, the move record, the outcome and the spectator count.
-:func:`decide` is the whole of the server's decisions: room + command -> new room + events,
-or a ClientError and nothing changes.  Each command (move, resign, abort, draw, rematch,
-spectator count, timeout, presence, claim) is a command class and a handler in ``HANDLERS``;
-the clock (lobby.clocks) is part of the room, charged at the commit time the service passes.
+swap), the version, the rules state, the move record, the outcome and the spectator count,
+and what the lobby derives from it: whether it is rated, when it was made and when it last
+saw a move.  :func:`decide` is the whole of the server's decisions: room + command -> new
+room + events, or a ClientError and nothing changes.  Each command (move, resign, abort,
+draw, rematch, spectator count, timeout, idle, presence, claim) is a command class and a
+handler in ``HANDLERS``; the clock (lobby.clocks) is part of the room, charged at the commit
+time the service passes.  :func:`idle_deadline` says when a game that sees no move ends.
 :func:`room_doc` is the plain data clients see and diffs are taken of; :func:`room_from_doc`
 reads it back.  Names no game: everything goes through ``rules.find_game``.  Imports rules,
 lobby.challenges (the rematch id), lobby.clocks and server.errors; no I/O.  Built with mypyc
@@ -47,6 +49,8 @@ TIME = "time"
 ABANDONMENT = "abandonment"
 ABORTED = "aborted"
 AGREEMENT = "agreement"
+IDLE = "idle"
+"""A game that saw no move for its idle limit (see :class:`IdleLimits`); nobody wins."""
 DRAW_OFFER = "offer"
 DRAW_ACCEPT = "accept"
 DRAW_DECLINE = "decline"
@@ -89,6 +93,14 @@ class Room:
     """The game clock; None for a game without a time control."""
     away: tuple[float | None, float | None] = (None, None)
     """Since when each seat's player has had no socket on the room (None: here)."""
+    rated: bool = False
+    """Whether the game counts for ratings (from its challenge or tournament)."""
+    created: float | None = None
+    """When the room was made, in seconds since the epoch (None in rooms made before it was
+    kept)."""
+    moved_at: float | None = None
+    """When the last move was played, or the room made before any was: what idle games are
+    judged by (None in rooms made before it was kept: they have no idle limit)."""
 
     @property
     def rules(self) -> GameRules:
@@ -177,8 +189,34 @@ class Timeout:
     now: float
 
 
+@dataclass(frozen=True, slots=True)
+class IdleLimits:
+    """How long a game may see no move before it ends (seconds).  A game whose clock runs is
+    ended by its clock instead; these cover the games no clock ends."""
+
+    unstarted: float = 10 * 60
+    """A live or untimed game in which nobody has moved yet: aborted."""
+    unstarted_correspondence: float = 7 * clocks.DAY
+    """A correspondence game in which nobody has moved yet (its clock starts with the first
+    move): aborted."""
+    untimed: float = 3 * clocks.DAY
+    """An untimed game after its first move: ended with no winner (aborted while fewer than
+    two moves were played)."""
+
+
+DEFAULT_IDLE_LIMITS = IdleLimits()
+
+
+@dataclass(frozen=True, slots=True)
+class Idle:
+    """End the game if it has seen no move past its idle limit at ``now``."""
+
+    now: float
+    limits: IdleLimits
+
+
 Command: TypeAlias = (
-    Move | Resign | Abort | Draw | Rematch | SetSpectators | Timeout | Presence | Claim
+    Move | Resign | Abort | Draw | Rematch | SetSpectators | Timeout | Idle | Presence | Claim
 )
 
 
@@ -250,8 +288,11 @@ def new_room(
     options: str,
     seats: tuple[SeatHolder, SeatHolder],
     time_control: str | None = None,
+    rated: bool = False,
+    now: float | None = None,
 ) -> Room:
-    """A room at version 0 for a new game; raises UnknownGameError or BadOptionsError."""
+    """A room at version 0 for a new game made at ``now``; raises UnknownGameError or
+    BadOptionsError."""
     try:
         control = clocks.parse_time_control(time_control)
     except ValueError as error:
@@ -273,6 +314,9 @@ def new_room(
         seats=seats,
         state=rules.new_game(parsed),
         clock=None if control is None else clocks.new_clock(control),
+        rated=rated,
+        created=now,
+        moved_at=now,
     )
 
 
@@ -337,6 +381,9 @@ def _decide_move(room: Room, command: Command) -> Transition:
         rematch=room.rematch,
         clock=clock,
         away=room.away,
+        rated=room.rated,
+        created=room.created,
+        moved_at=command.now,
     )
     return Transition(new, tuple(events))
 
@@ -351,6 +398,36 @@ def _decide_timeout(room: Room, command: Command) -> Transition:
     if seat is None:
         return Transition(room, ())
     return _end_on_time(room, room.clock, seat)
+
+
+def idle_deadline(room: Room, limits: IdleLimits) -> float | None:
+    """When ``room`` ends for want of moves unless one is played first; None when no idle
+    limit applies (the game is over, its clock runs and ends it on time, or the room is older
+    than the times it keeps)."""
+    clock = room.clock
+    if room.outcome is not None or room.moved_at is None:
+        return None
+    if clock is not None and clock.running is not None:
+        return None
+    if room.record:
+        return room.moved_at + limits.untimed
+    if clock is not None and clock.control.kind is clocks.Kind.CORRESPONDENCE:
+        return room.moved_at + limits.unstarted_correspondence
+    return room.moved_at + limits.unstarted
+
+
+def _decide_idle(room: Room, command: Command) -> Transition:
+    """A game past its idle limit ends with no winner: aborted while fewer than two moves
+    were played (nobody really started), else ended as idle.  Anything else changes nothing,
+    so any number of processes may ask and the game ends once."""
+    assert isinstance(command, Idle)
+    deadline = idle_deadline(room, command.limits)
+    if deadline is None or command.now < deadline:
+        return Transition(room, ())
+    outcome = Outcome(winner=None, reason=ABORTED if len(room.record) < 2 else IDLE)
+    version = room.version + 1
+    new = replace(room, outcome=outcome, version=version, position_version=version, draw_offer=None)
+    return Transition(new, (GameEnded(outcome),))
 
 
 def _decide_presence(room: Room, command: Command) -> Transition:
@@ -508,6 +585,7 @@ HANDLERS: dict[type, Callable[[Room, Command], Transition]] = {
     Rematch: _decide_rematch,
     SetSpectators: _decide_spectators,
     Timeout: _decide_timeout,
+    Idle: _decide_idle,
     Presence: _decide_presence,
     Claim: _decide_claim,
 }
@@ -560,6 +638,9 @@ def room_doc(room: Room) -> dict[str, Any]:
         "clock": None if room.clock is None else clocks.clock_data(_shown_clock(room)),
         "away": list(room.away),
         "claim_after": clocks.AWAY_GRACE,
+        "rated": room.rated,
+        "created": room.created,
+        "moved_at": room.moved_at,
     }
 
 
@@ -571,14 +652,17 @@ def _shown_clock(room: Room) -> clocks.Clock:
     return room.clock
 
 
-def rematch_room(room: Room) -> Room:
-    """The new room of an agreed rematch: same game and options, and whoever moved first in
-    this game moves second (a swap does not change who moved first)."""
+def rematch_room(room: Room, now: float | None = None) -> Room:
+    """The new room of an agreed rematch, made at ``now``: same game, options, time control
+    and rating, and whoever moved first in this game moves second (a swap does not change who
+    moved first)."""
     if room.rematch is None:
         raise ValueError(f"room {room.id} has no agreed rematch")
     first, second = starting_seats(room)
     control = None if room.clock is None else clocks.time_control_text(room.clock.control)
-    return new_room(room.rematch, room.game, room.options, (second, first), control)
+    return new_room(
+        room.rematch, room.game, room.options, (second, first), control, room.rated, now
+    )
 
 
 def starting_seats(room: Room) -> tuple[SeatHolder, SeatHolder]:
@@ -618,9 +702,17 @@ def room_from_doc(doc: dict[str, Any]) -> Room:
             rematch=(doc.get("rematch") or {}).get("room"),
             clock=None if doc.get("clock") is None else clocks.clock_from_data(doc["clock"]),
             away=_away_from_doc(doc.get("away")),
+            # Rooms stored before ratings and idle limits were kept in them have none of these.
+            rated=bool(doc.get("rated", False)),
+            created=_time_from_doc(doc.get("created")),
+            moved_at=_time_from_doc(doc.get("moved_at")),
         )
     except (KeyError, TypeError) as error:
         raise ValueError(f"not a room document: {error}") from error
+
+
+def _time_from_doc(data: Any) -> float | None:
+    return None if data is None else float(data)
 
 
 def _away_from_doc(data: Any) -> tuple[float | None, float | None]:

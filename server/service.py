@@ -4,13 +4,15 @@ This is the imperative shell around :func:`server.rooms.decide`.  Rooms are cach
 process with the document they were read from, so a move costs one Redis round trip (the
 commit script); the script's version check makes the cache safe, since a commit from a stale
 cache fails and the room is read again.  A diff from another process drops the cached room.
-Each diff is encoded once and the same bytes go to every socket and into Redis.
-Imports rooms, diff, protocol, store and fanout; the Redis client is an argument.
+Each diff is encoded once and the same bytes go to every socket and into Redis.  A commit
+that changes what the lobby lists leaves the room's mark in the lobby's outbox in the same
+script (:mod:`server.outbox`): the lobby follows from there, and nothing here waits for it.
+Imports rooms, diff, listing, protocol, store, fanout, coalesce and room_presence; the Redis
+client is an argument.
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import time
 from collections import OrderedDict
@@ -21,20 +23,24 @@ from typing import Any, TypeVar
 
 import redis.asyncio as aioredis
 from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import OutOfMemoryError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from server import clock_store, store
+from server import clock_store, listing, room_presence, store
+from server.coalesce import Coalesced
 from server.diff import diff
 from server.errors import BusyError, StaleVersionError, UnavailableError, UnknownRoomError
 from server.fanout import Author, Fanout
 from server.metrics import Metrics
 from server.protocol import RequestId, ServerSnapshot, diff_reply, encode, encode_diff
 from server.rooms import (
+    DEFAULT_IDLE_LIMITS,
     Abort,
     Claim,
     Command,
     Draw,
     Event,
+    IdleLimits,
     Move,
     Presence,
     RematchAgreed,
@@ -53,8 +59,11 @@ T = TypeVar("T")
 
 CACHE_SIZE = 10_000
 COMMIT_ATTEMPTS = 8
-COUNT_RETRY_SECONDS = 0.05
-"""The pause before a spectator count that lost every attempt to moves is tried again."""
+COUNT_EVERY = 1.0
+"""Least seconds between two commits of one room's spectator count by one process (and of
+its players' presence): sockets joining and leaving in a burst cost one commit now and one
+when the burst is over, not one each, and each commit is a diff to every socket on the
+room."""
 
 
 class RoomService:
@@ -68,6 +77,9 @@ class RoomService:
         process_id: str,
         history: int = store.DIFF_HISTORY,
         snapshot_every: int = store.SNAPSHOT_EVERY,
+        idle_limits: IdleLimits = DEFAULT_IDLE_LIMITS,
+        count_every: float = COUNT_EVERY,
+        presence_lease: float = room_presence.LEASE,
     ) -> None:
         # The kept diffs must reach back to the last whole document.
         snapshot_every = max(1, min(snapshot_every, history))
@@ -77,12 +89,16 @@ class RoomService:
         self.process_id = process_id
         self.history = history
         self.snapshot_every = snapshot_every
+        self.idle_limits = idle_limits
+        """How long games may go without a move (the outbox marks carry their deadlines)."""
         self._cache: OrderedDict[RoomId, Loaded] = OrderedDict()
         self.batcher = store.Batcher(client)
-        self._count_wanted: set[RoomId] = set()
-        self._count_tasks: dict[RoomId, asyncio.Task[None]] = {}
+        self.counts = Coalesced(self._update_count, count_every, "spectator count")
+        self.presence = room_presence.RoomPresence(self, presence_lease)
+        """The leases of this process's seated sockets (who is here, over every process)."""
         self.on_commit: Callable[[Room, tuple[Event, ...]], None] | None = None
-        """Told of every committed change (the lobby keeps its live list with it)."""
+        """Told of every change this process commits, at once (a hint: the outbox, not this,
+        is what makes the lobby follow)."""
         self.clock: Callable[[], float] = time.time
         """The commit time moves are charged at (seconds since the epoch; tests replace it)."""
 
@@ -96,6 +112,17 @@ class RoomService:
             raise UnknownRoomError(f"no room {room_id!r}")
         self._remember(loaded)
         return loaded
+
+    async def current(self, room_id: RoomId) -> Loaded:
+        """The room as Redis has it now: the cached one if no commit came since, else read
+        again; raises UnknownRoomError."""
+        cached = self._cache.get(room_id)
+        if cached is not None:
+            version = await _storage(store.current_version(self.client, room_id))
+            if version == cached.room.version:
+                return cached
+            self._cache.pop(room_id, None)
+        return await self.room(room_id)
 
     def cached(self, room_id: RoomId) -> Loaded | None:
         """The room as this process last read or committed it, if it still holds it."""
@@ -156,7 +183,8 @@ class RoomService:
             new = transition.room
             if RematchAgreed in map(type, transition.events):
                 # The rematch's room exists before any client can read its id.
-                await _storage(store.create_room(self.client, rematch_room(new)))
+                rematch = rematch_room(new, self.clock())
+                await _storage(store.create_room(self.client, rematch, self.idle_limits))
             old = loaded.room
             timed = new.clock is not None and (new.clock, new.outcome) != (old.clock, old.outcome)
             if timed:
@@ -164,6 +192,8 @@ class RoomService:
             doc = room_doc(new)
             frame = encode_diff(room_id, new.version, diff(loaded.doc, doc))
             whole = new.version - loaded.doc_version >= self.snapshot_every
+            listed = listing.is_listed(transition.events)
+            mark = listing.mark(new, self.idle_limits) if listed else b""
             started = time.perf_counter()
             committed = Loaded(new, doc, new.version if whole else loaded.doc_version)
             published = partial(
@@ -182,9 +212,10 @@ class RoomService:
                     self.fanout.is_subscribed(room_id),
                     self.batcher,
                     published,
+                    mark,
                 )
             except _STORAGE_ERRORS as error:
-                raise UnavailableError(f"storage unavailable: {error}") from error
+                raise _unavailable(error) from error
             self.metrics.observe_commit(time.perf_counter() - started)
             if result.applied:  # and published
                 if isinstance(command, Move):
@@ -226,7 +257,10 @@ class RoomService:
             self.on_commit(room, events)
 
     async def aclose(self) -> None:
-        """Stop committing: what is unanswered fails, and the batcher's connection goes back."""
+        """Stop committing: presence and counts stop (the leases held lapse), what is
+        unanswered fails, and the batcher's connection goes back."""
+        await self.presence.stop()
+        await self.counts.aclose()
         await self.batcher.aclose()
 
     async def catch_up(self, room_id: RoomId, version: int | None) -> tuple[int, list[bytes]]:
@@ -254,44 +288,25 @@ class RoomService:
         return doc
 
     async def change_spectators(self, room_id: RoomId, delta: int) -> None:
-        """Count a spectator in or out; the room's count follows soon after.
-
-        Changes that arrive while an update of the room's count is under way are folded
-        into the next one, so a crowd joining at once costs a few commits, not one each.
-        """
+        """Count a spectator in or out; the room's count follows soon after (at once, and
+        then at most every ``count_every`` seconds: changes meanwhile fold into one commit)."""
         await _storage(store.change_watchers(self.client, room_id, self.process_id, delta))
-        self._count_wanted.add(room_id)
-        if room_id not in self._count_tasks:
-            self._count_tasks[room_id] = asyncio.create_task(self._update_count(room_id))
+        self.counts.request(room_id)
 
     async def _update_count(self, room_id: RoomId) -> None:
+        # Another process may commit an older total after ours; whoever changes the count
+        # last reads the total again, so the room ends with the right one.
+        total = await _storage(store.change_watchers(self.client, room_id, self.process_id, 0))
         try:
-            # Another process may commit an older total after ours; whoever changes the
-            # count last reads the total again, so the room ends with the right one.
-            while room_id in self._count_wanted:
-                self._count_wanted.discard(room_id)
-                total = await _storage(
-                    store.change_watchers(self.client, room_id, self.process_id, 0)
-                )
-                try:
-                    await self.command(room_id, SetSpectators(total))
-                except BusyError:
-                    # Moves kept winning the race for the room's version; the count can
-                    # wait a moment, but it must not stay wrong.
-                    self._count_wanted.add(room_id)
-                    await asyncio.sleep(COUNT_RETRY_SECONDS)
-                    continue
-                again = await _storage(
-                    store.change_watchers(self.client, room_id, self.process_id, 0)
-                )
-                if again != total:
-                    self._count_wanted.add(room_id)
-        except Exception:
-            log.warning("spectator count of room %s not updated", room_id, exc_info=True)
-        finally:
-            # Synchronously after the last check of _count_wanted: a change from now on
-            # starts a new task.
-            self._count_tasks.pop(room_id, None)
+            await self.command(room_id, SetSpectators(total))
+        except BusyError:
+            # Moves kept winning the race for the room's version; the count can wait a
+            # moment, but it must not stay wrong.
+            self.counts.request(room_id)
+            return
+        again = await _storage(store.change_watchers(self.client, room_id, self.process_id, 0))
+        if again != total:
+            self.counts.request(room_id)
 
     def _remember(self, loaded: Loaded) -> None:
         self._cache[loaded.room.id] = loaded
@@ -312,13 +327,21 @@ def _request_text(command: Move | Resign | Abort | Draw) -> str:
             return "resign"
 
 
-_STORAGE_ERRORS = (RedisConnectionError, RedisTimeoutError, OSError)
-"""What a lost or silent Redis raises: the client may resend (UnavailableError)."""
+_STORAGE_ERRORS = (RedisConnectionError, RedisTimeoutError, OSError, OutOfMemoryError)
+"""What a lost or silent Redis raises, or a full one (``maxmemory`` reached: Redis refuses the
+write and runs none of it): the client may resend (UnavailableError)."""
 
 
 async def _storage(awaitable: Awaitable[T]) -> T:
-    """Await a Redis call, turning a lost connection into an error the client can retry."""
+    """Await a Redis call, turning a lost connection or a full Redis into an error the client
+    can retry."""
     try:
         return await awaitable
     except _STORAGE_ERRORS as error:
-        raise UnavailableError(f"storage unavailable: {error}") from error
+        raise _unavailable(error) from error
+
+
+def _unavailable(error: Exception) -> UnavailableError:
+    if isinstance(error, OutOfMemoryError):
+        return UnavailableError("storage is full; try again later")
+    return UnavailableError(f"storage unavailable: {error}")

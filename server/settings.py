@@ -10,6 +10,12 @@ edge ``TRUSTED_PROXIES`` and ``ALLOWED_ORIGINS`` (comma-separated), the login li
 ``LOGIN_MAX_DELAY``, ``GUESTS_PER_ADDRESS`` and ``GUEST_WINDOW``,
 ``REGISTRATIONS_PER_ADDRESS`` and ``REGISTRATION_WINDOW``, and the password hashing pool's
 ``HASH_WORKERS`` and ``HASH_WAITING``.
+``REDIS_MAXMEMORY`` caps the embedded Redis.  The lobby's outbox: ``LOBBY_DRAIN_SECONDS``,
+``LOBBY_LIVE_LIMIT``; games without moves: ``IDLE_UNSTARTED_SECONDS``,
+``IDLE_UNSTARTED_CORRESPONDENCE_SECONDS``, ``IDLE_UNTIMED_SECONDS``; join and leave bursts:
+``COUNT_COMMIT_SECONDS``; seated players' presence: ``PRESENCE_LEASE_SECONDS``; what players
+create: ``CHALLENGES_PER_PLAYER``, ``GAMES_IN_PROGRESS``, ``GAMES_PER_HOUR``,
+``MADE_PER_ADDRESS_PER_HOUR``.
 Standard library only.
 """
 
@@ -20,6 +26,8 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+
+from server.embedded_redis import DEFAULT_MAXMEMORY
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -71,6 +79,33 @@ class Settings:
     """Threads hashing passwords at once (each hash takes about 0.16 s of a core)."""
     hash_waiting: int = 8
     """Password hashes that may wait for a thread; past that, requests are refused at once."""
+    redis_maxmemory: str = DEFAULT_MAXMEMORY
+    """Memory the embedded Redis may use before it refuses writes (``noeviction``)."""
+    lobby_drain_seconds: float = 0.5
+    """Seconds between passes over the lobby's outbox (live list, histories, ratings)."""
+    lobby_live_limit: int = 100
+    """Live games in the lobby's reply at most (the newest), with their count."""
+    idle_unstarted_seconds: float = 10 * 60
+    """A live or untimed game in which nobody moved for this long is aborted."""
+    idle_unstarted_correspondence_seconds: float = 7 * 24 * 3600
+    """A correspondence game in which nobody moved for this long is aborted."""
+    idle_untimed_seconds: float = 3 * 24 * 3600
+    """An untimed game with no move for this long ends with no winner (timed ones end on
+    their clock)."""
+    count_commit_seconds: float = 1.0
+    """Least seconds between two commits of a room's spectator count, or of its players'
+    presence, by one process (changes meanwhile fold into the next)."""
+    presence_lease_seconds: float = 15.0
+    """A seated player's presence lease on a room (renewed every third of it): the longest a
+    crashed process's players still show as here."""
+    challenges_per_player: int = 10
+    """Open challenges one player may have at once."""
+    games_in_progress: int = 30
+    """Games one player may have in progress when another starts (bots excepted)."""
+    games_per_hour: int = 120
+    """Games one player may start in an hour, rematches included (bots excepted)."""
+    made_per_address_per_hour: int = 300
+    """Challenges made and games started from one network address in an hour."""
 
 
 def from_environment(environ: Mapping[str, str] | None = None) -> Settings:
@@ -116,6 +151,29 @@ def from_environment(environ: Mapping[str, str] | None = None) -> Settings:
         registration_window=float(env.get("REGISTRATION_WINDOW", defaults.registration_window)),
         hash_workers=int(env.get("HASH_WORKERS", defaults.hash_workers)),
         hash_waiting=int(env.get("HASH_WAITING", defaults.hash_waiting)),
+        redis_maxmemory=env.get("REDIS_MAXMEMORY", defaults.redis_maxmemory),
+        lobby_drain_seconds=float(env.get("LOBBY_DRAIN_SECONDS", defaults.lobby_drain_seconds)),
+        lobby_live_limit=int(env.get("LOBBY_LIVE_LIMIT", defaults.lobby_live_limit)),
+        idle_unstarted_seconds=float(
+            env.get("IDLE_UNSTARTED_SECONDS", defaults.idle_unstarted_seconds)
+        ),
+        idle_unstarted_correspondence_seconds=float(
+            env.get(
+                "IDLE_UNSTARTED_CORRESPONDENCE_SECONDS",
+                defaults.idle_unstarted_correspondence_seconds,
+            )
+        ),
+        idle_untimed_seconds=float(env.get("IDLE_UNTIMED_SECONDS", defaults.idle_untimed_seconds)),
+        count_commit_seconds=float(env.get("COUNT_COMMIT_SECONDS", defaults.count_commit_seconds)),
+        presence_lease_seconds=float(
+            env.get("PRESENCE_LEASE_SECONDS", defaults.presence_lease_seconds)
+        ),
+        challenges_per_player=int(env.get("CHALLENGES_PER_PLAYER", defaults.challenges_per_player)),
+        games_in_progress=int(env.get("GAMES_IN_PROGRESS", defaults.games_in_progress)),
+        games_per_hour=int(env.get("GAMES_PER_HOUR", defaults.games_per_hour)),
+        made_per_address_per_hour=int(
+            env.get("MADE_PER_ADDRESS_PER_HOUR", defaults.made_per_address_per_hour)
+        ),
     )
 
 

@@ -14,11 +14,14 @@ ready for Redis Cluster:
 The commit script checks the version, writes, trims and publishes in one step (publishing
 only when a process other than the committing one is subscribed).  A process that subscribes
 reads the room after subscribing, so it misses nothing: a commit either sees its
-subscription or happens before its read.  Nothing the
+subscription or happens before its read.  A commit that changes what the lobby lists, and
+every room's creation, also leaves the room's mark in the lobby's outbox
+(:mod:`server.outbox`) in that same step, so no committed change can miss the lobby (the
+outbox is not a room key: on Redis Cluster the two would have to share a slot).  Nothing the
 script publishes leaves Redis before the write is in the append-only file: with
 ``appendfsync always`` Redis fsyncs before it writes any reply or pushed message back out.
-No decisions here; the Redis client is always an argument.  Imports redis, msgpack, rooms
-and diff.
+No decisions here; the Redis client is always an argument.  Imports redis, msgpack, rooms,
+diff, listing and outbox.
 """
 
 from __future__ import annotations
@@ -42,8 +45,10 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import NoScriptError, ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from server import listing
 from server.diff import apply
-from server.rooms import Room, RoomId, room_doc, room_from_doc
+from server.outbox import OUTBOX_KEY
+from server.rooms import DEFAULT_IDLE_LIMITS, IdleLimits, Room, RoomId, room_doc, room_from_doc
 
 DIFF_HISTORY = 100
 """Diffs kept per room to answer small gaps; older gaps get a snapshot."""
@@ -154,10 +159,18 @@ def unpack(data: bytes) -> Any:
     return msgpack.unpackb(data, raw=False)
 
 
-async def create_room(client: aioredis.Redis, room: Room) -> Room:
-    """Store ``room`` unless a room with its id exists; returns the stored one (idempotent)."""
+async def create_room(
+    client: aioredis.Redis, room: Room, limits: IdleLimits = DEFAULT_IDLE_LIMITS
+) -> Room:
+    """Store ``room`` unless a room with its id exists, marked for the lobby to list (with
+    the idle ``limits``); returns the stored one (idempotent)."""
     doc = pack(room_doc(room))
-    created = await _run(client, _CREATE, [room_key(room.id)], [str(room.version), doc])
+    created = await _run(
+        client,
+        _CREATE,
+        [room_key(room.id), OUTBOX_KEY],
+        [str(room.version), doc, room.id, listing.mark(room, limits)],
+    )
     if created:
         return room
     loaded = await load_room(client, room.id)
@@ -212,12 +225,14 @@ async def commit(
     subscribed: bool = False,
     batcher: Batcher | None = None,
     then: Callable[[CommitResult], None] | None = None,
+    mark: bytes = b"",
 ) -> CommitResult:
-    """Keep the diff (and the whole new document, when given), record the ack and publish,
-    all only if the room is still at ``expected_version`` and ``ack_field`` never committed.
-    ``then`` gets the result first: with a batcher, as soon as Redis's reply is read, before
-    the caller's task gets its turn to resume."""
-    keys = [room_key(room_id), diffs_key(room_id), acks_key(room_id)]
+    """Keep the diff (and the whole new document, when given), record the ack, leave
+    ``mark`` in the lobby's outbox (when given) and publish, all only if the room is still at
+    ``expected_version`` and ``ack_field`` never committed.  ``then`` gets the result first:
+    with a batcher, as soon as Redis's reply is read, before the caller's task gets its turn
+    to resume."""
+    keys = [room_key(room_id), diffs_key(room_id), acks_key(room_id), OUTBOX_KEY]
     args: list[Any] = [
         str(expected_version),
         str(new_version),
@@ -227,6 +242,8 @@ async def commit(
         str(history),
         channel(room_id),
         "1" if subscribed else "0",
+        mark,
+        room_id,
     ]
     if batcher is not None:
         # Read as a CommitResult, and told, by _told; the batcher adds the tag.
@@ -598,19 +615,20 @@ _CREATE = _Script(
     """
 if redis.call('HSETNX', KEYS[1], 'doc', ARGV[2]) == 0 then return 0 end
 redis.call('HSET', KEYS[1], 'version', ARGV[1], 'doc_version', ARGV[1])
+redis.call('HSET', KEYS[2], ARGV[3], ARGV[4])
 return 1
 """
 )
 
 _COMMIT = _Script(
     """
--- ARGV[9] is the caller's tag, returned last so the reply names its call.
+-- ARGV[11] is the caller's tag, returned last so the reply names its call.
 if ARGV[5] ~= '' then
   local done = redis.call('HGET', KEYS[3], ARGV[5])
-  if done then return {2, tonumber(done), ARGV[9]} end
+  if done then return {2, tonumber(done), ARGV[11]} end
 end
 local current = redis.call('HGET', KEYS[1], 'version')
-if current ~= ARGV[1] then return {0, tonumber(current or '-1'), ARGV[9]} end
+if current ~= ARGV[1] then return {0, tonumber(current or '-1'), ARGV[11]} end
 if ARGV[3] == '' then
   redis.call('HSET', KEYS[1], 'version', ARGV[2])
 else
@@ -619,13 +637,14 @@ end
 redis.call('RPUSH', KEYS[2], ARGV[4])
 redis.call('LTRIM', KEYS[2], -tonumber(ARGV[6]), -1)
 if ARGV[5] ~= '' then redis.call('HSET', KEYS[3], ARGV[5], ARGV[2]) end
+if ARGV[9] ~= '' then redis.call('HSET', KEYS[4], ARGV[10], ARGV[9]) end
 -- ARGV[8] is 1 when the committing process is itself subscribed: it delivers to its own
 -- sockets, so publishing only matters when some other process listens.
 local listeners = redis.call('PUBSUB', 'NUMSUB', ARGV[7])[2] - tonumber(ARGV[8])
 if listeners > 0 then
   redis.call('PUBLISH', ARGV[7], struct.pack('>I4I4', 0, tonumber(ARGV[2])) .. ARGV[4])
 end
-return {1, tonumber(ARGV[2]), ARGV[9]}
+return {1, tonumber(ARGV[2]), ARGV[11]}
 """
 )
 

@@ -7,13 +7,14 @@ The imperative shell around :mod:`lobby.tournament_store` (which commits every t
 * the scheduler step, run periodically by every process: starts due events (or cancels those
   short of players), pairs each next round, finishes events; each transition is committed by
   one process only, and the rooms of the games it created are opened idempotently on the game
-  id, so a crash between the commit and the rooms is repaired by the next step;
+  id (their creation lists them live, in the same step), so a crash between the commit and
+  the rooms is repaired by the next step;
 * results: a committed room change whose room is a tournament game (room id = game id)
   records the game's result at once and pairs the next round when it was the last game; the
   step also reads the rooms of every unfinished game, so a result whose process died before
   recording it is recorded by the next step of any process;
-* ratings: a rated event's games are applied to both players' ratings exactly once (idempotent
-  on the game id; the lobby's live list applies them too, by the same id);
+* ratings: a rated event's rooms are rated rooms, so the lobby's outbox applies each finished
+  game to both players' ratings exactly once, as for any rated game;
 * the feed: one subscription per process to the ``tournaments`` channel, on which every commit
   is announced with the event's summary. Local sockets following the list get each summary;
   sockets following an event get the whole event afresh, read once per change for all of
@@ -39,10 +40,8 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from lobby import rating_store
-from lobby import store as lobby_store
 from lobby import tournament_store as ts
 from lobby import tournaments as tn
-from lobby.games import LiveGame
 from lobby.identity import Player, is_guest_id
 from lobby.tournaments import ErrorCode, Status, Step, Tournament, TournamentError
 from server import store
@@ -55,7 +54,7 @@ from server.protocol import (
     ServerTournaments,
     encode,
 )
-from server.rooms import ABORTED, Resign, Room, SeatHolder, new_room
+from server.rooms import ABORTED, DEFAULT_IDLE_LIMITS, Resign, Room, SeatHolder, new_room
 from server.service import RoomService, _storage
 
 log = logging.getLogger(__name__)
@@ -464,20 +463,8 @@ class TournamentService:
             if error.code is ErrorCode.RESULT_CONFLICT:
                 return False  # forfeited (withdrawal) before the board's result came in
             raise
-        if t.settings.rated and game.second is not None and not game.forfeit:
-            await self._rate(t, game, score)
         await self._open(change.tournament, change.new_games)
         return change.changed
-
-    async def _rate(self, t: Tournament, game: tn.Game, score: float) -> None:
-        assert game.second is not None
-        first, second = (self._player(t, p) for p in (game.first, game.second))
-        try:
-            await rating_store.apply_result(
-                self.client, t.settings.game, game.id, first, second, score, self.clock()
-            )
-        except rating_store.UnratedGameError:
-            pass
 
     @staticmethod
     def _player(t: Tournament, player_id: str) -> Player:
@@ -486,28 +473,19 @@ class TournamentService:
         return Player(player_id, name, is_guest_id(player_id))
 
     async def _open(self, t: Tournament, games: list[tn.Game]) -> None:
-        """Create the rooms of ``games`` and list them live; both idempotent on the game id."""
+        """Create the rooms of ``games`` (idempotent on the game id; creating a room lists it
+        live)."""
         s = t.settings
+        limits = DEFAULT_IDLE_LIMITS if self.rooms is None else self.rooms.idle_limits
         for game in games:
             if game.is_bye or game.is_over:
                 continue
             assert game.second is not None
             first, second = (self._player(t, p) for p in (game.first, game.second))
             seats = (SeatHolder(first.id, first.name), SeatHolder(second.id, second.name))
-            room = new_room(game.id, s.game, s.options, seats, time_control(s))
-            await _storage(store.create_room(self.client, room))
-            await lobby_store.add_live_game(
-                self.client,
-                LiveGame(
-                    game.id,
-                    room.game,
-                    room.options,
-                    (first, second),
-                    s.rated,
-                    self.clock(),
-                    time_control=time_control(s),
-                ),
-            )
+            control = time_control(s)
+            room = new_room(game.id, s.game, s.options, seats, control, s.rated, self.clock())
+            await _storage(store.create_room(self.client, room, limits))
 
     async def _step_loop(self) -> None:
         while True:

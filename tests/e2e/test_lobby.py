@@ -295,6 +295,7 @@ async def test_resign_ends_the_game_and_rates_a_rated_one_once(
     await bc.follow_lobby()
     made = await ac.challenge("tictactoe", colour="mine", rated=True, target="bobby")
     room = await bc.accept(made["id"])
+    await ac.wait_lobby(lambda lobby: live(lobby, room) is not None)  # listed
     await ac.join(room)
     await bc.join(room)
     await ac.move(room, "a1")
@@ -530,6 +531,31 @@ async def test_a_flood_of_challenges_stops_at_the_limit(
     await refused("limit_reached", ann.challenge("tictactoe"))
     lobby = await ann.follow_lobby()
     assert len(lobby["outgoing"]) == 10
+
+
+async def test_a_pair_challenging_and_accepting_in_a_loop_stops_at_the_hourly_limit(
+    redis_server: RedisServer, redis_client: aioredis.Redis, ttt: ModuleType
+) -> None:
+    """Two guests making and accepting challenge after challenge (2,000 rooms at 100/s, once):
+    past GAMES_PER_HOUR the accept is refused and no room is made; one address meets its
+    own limit on what it makes, whatever the accounts."""
+    server = await start_server(redis_server.url, games_per_hour=3, made_per_address_per_hour=9)
+    ann, bob = await in_lobby(server), await in_lobby(server)
+    for _ in range(3):
+        made = await ann.challenge("tictactoe")
+        await bob.accept(made["id"])
+    made = await ann.challenge("tictactoe")
+    error = await refused("limit_reached", bob.accept(made["id"]))
+    assert "started 3 games" in str(error)
+    assert await redis_client.exists(f"room:{{{made['id']}}}:room") == 0
+    others = [await in_lobby(server) for _ in range(2)]
+    await others[0].challenge("tictactoe")  # the address's 8th and 9th
+    await others[1].challenge("tictactoe")
+    error = await refused("limit_reached", others[1].challenge("tictactoe"))
+    assert "network address" in str(error)
+    for client in (ann, bob, *others):
+        await client.close()
+    await server.stop()
 
 
 async def test_a_direct_challenge_stays_between_its_two_players(

@@ -144,3 +144,38 @@ async def test_a_commit_published_to_nobody_still_reaches_every_view(
         assert view.doc is not None and view.doc["record"] == ["a1", "b1"]
     for c in (ca, cb, watcher):
         await c.close()
+
+
+async def test_a_killed_processs_players_show_away_once_their_leases_lapse(
+    redis_server: RedisServer,
+    redis_client: aioredis.Redis,
+    subprocess_env: dict[str, str],
+    ttt: object,
+) -> None:
+    """Ann plays through a process that is SIGKILLed: it never says she left, yet after her
+    presence lease (1 s here) the other process shows her away to Bob, so that he may claim
+    the game once the grace period is over."""
+    env = {**subprocess_env, "REDIS_URL": redis_server.url, "PRESENCE_LEASE_SECONDS": "1"}
+    doomed, survivor = ServerProcess(env, free_port()), ServerProcess(env, free_port())
+    await doomed.start()
+    await survivor.start()
+    try:
+        a, b = new_guest(), new_guest()
+        room = await make_room(redis_client, a, b)
+        ca = await Client.connect(doomed.ws_url, token_for(a))
+        cb = await Client.connect(survivor.ws_url, token_for(b))
+        await ca.join(room)
+        await cb.join(room)
+        version = await ca.move(room, "b2")
+        await cb.wait_version(room, version)
+        assert cb.rooms[room].doc is not None and cb.rooms[room].doc["away"] == [None, None]
+        doomed.kill()
+        await cb.wait_for(
+            room, lambda v: v.doc is not None and v.doc["away"][0] is not None, timeout=20
+        )
+        assert cb.rooms[room].doc is not None and cb.rooms[room].doc["away"][1] is None
+        await cb.close()
+        await ca.close()
+    finally:
+        doomed.kill()
+        survivor.terminate()

@@ -204,7 +204,9 @@ async def test_swiss_of_seven_players_three_rounds_to_final_standings(
     crosstable = {row["id"]: row for row in data["crosstable"]["players"]}
     assert all(len(crosstable[p]["games"]) == 3 for p in ids)
     # Rated: a player who won every game played is above 1500 now, a player who lost all
-    # their boards below.
+    # their boards below (once the lobby's outbox has followed the last rooms).
+    app: Any = f.server.server.config.app
+    await asyncio.wait_for(app.state.runtime.lobby.wait_drained(), 10)
     winners, losers = [], []
     for player_id in ids:
         results = [

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -70,18 +71,25 @@ async def events(redis_client: aioredis.Redis) -> AsyncIterator[Events]:
 class Events:
     def __init__(self, pubsub: Any) -> None:
         self.pubsub = pubsub
+        self.publications = 0
+        self.held: list[dict[str, Any]] = []
+        """Events of a publication read but not taken yet."""
 
     async def next(self, timeout: float = 2.0) -> dict[str, Any]:
         """The next lobby event; fails if none arrives within ``timeout`` seconds."""
         async with asyncio.timeout(timeout):
-            while True:
+            while not self.held:
                 message = await self.pubsub.get_message(
                     ignore_subscribe_messages=True, timeout=timeout
                 )
                 if message is not None:
-                    return store.decode_event(message["data"])
+                    self.publications += 1
+                    self.held = store.decode_events(message["data"])
+        return self.held.pop(0)
 
     async def none_pending(self) -> bool:
+        if self.held:
+            return False
         return await self.pubsub.get_message(ignore_subscribe_messages=True, timeout=0.05) is None
 
 
@@ -592,39 +600,42 @@ async def started_game(redis: aioredis.Redis) -> tuple[LiveGame, Player, Player]
     alice, bob = await account(redis, "alice"), await account(redis, "bob")
     made = await store.create_challenge(redis, alice, "bob", GAME, "", Colour.MINE, False, T0)
     accepted = await store.accept_challenge(redis, made.id, bob, T0 + 1)
-    assert await store.add_live_game_from_challenge(redis, accepted, T0 + 2)
-    return await store.live_game(redis, made.id), alice, bob
+    assert accepted.seats is not None
+    live = LiveGame(made.id, GAME, "", accepted.seats, False, T0 + 2, waiting_for=alice.id)
+    assert await store.store_live_games(redis, [live]) == [live]
+    return live, alice, bob
 
 
-async def test_a_started_game_is_listed_once_for_spectators_and_players(
+async def test_a_started_game_is_listed_for_spectators_and_players(
     redis_client: aioredis.Redis, events: Events
 ) -> None:
     live, alice, bob = await started_game(redis_client)
     assert live.players == (alice, bob) and live.move_number == 0
-    again = await store.get_challenge(redis_client, live.room_id)
-    assert not await store.add_live_game_from_challenge(redis_client, again, T0 + 3)
-    assert await store.live_games(redis_client) == [live]
+    assert await store.store_live_games(redis_client, [live]) == [live]  # the same line again
+    assert await store.live_games(redis_client, 10) == [live]
+    assert await store.live_count(redis_client) == 1
     assert await store.current_games(redis_client, bob.id) == [live]
-    kinds = [(await events.next())["t"] for _ in range(3)]
-    assert kinds == ["challenge", "challenge", "live"]
+    kinds = [(await events.next())["t"] for _ in range(4)]
+    assert kinds == ["challenge", "challenge", "live", "live"]
     assert await events.none_pending()
 
 
-async def test_room_events_update_the_live_list(
+async def test_live_lines_written_together_go_out_in_one_publication_newest_wins(
     redis_client: aioredis.Redis, events: Events
 ) -> None:
     live, alice, bob = await started_game(redis_client)
     for _ in range(3):
         await events.next()
-    await store.update_live_game(redis_client, live.room_id, move_number=1)
-    updated = await store.update_live_game(
-        redis_client, live.room_id, move_number=2, spectators=4, players=(bob, alice)
-    )
-    assert (updated.move_number, updated.spectators, updated.players) == (2, 4, (bob, alice))
-    assert (await events.next())["game"]["move_number"] == 1
-    assert (await events.next())["game"]["spectators"] == 4
-    with pytest.raises(UnknownRoomError):
-        await store.update_live_game(redis_client, "nowhere", move_number=1)
+    before = events.publications
+    other = replace(live, room_id="other", started=T0 + 5)
+    moved = replace(live, move_number=2, spectators=4, players=(bob, alice), version=3)
+    assert await store.store_live_games(redis_client, [moved, other]) == [moved, other]
+    assert [(await events.next())["game"]["room_id"] for _ in range(2)] == [live.room_id, "other"]
+    assert events.publications == before + 1
+    # A line of an older version, written late by a slow process, changes nothing.
+    assert await store.store_live_games(redis_client, [replace(live, version=2)]) == []
+    assert await store.live_games(redis_client, 10) == [moved, other]
+    assert await store.live_games(redis_client, 1) == [other]  # the newest first
 
 
 async def test_finishing_moves_a_game_to_both_histories_once(
@@ -650,15 +661,16 @@ async def test_finishing_moves_a_game_to_both_histories_once(
     event = await events.next()
     assert event["t"] == "finished" and "record" not in event["game"]
     assert await events.none_pending()
-    assert await store.live_games(redis_client) == []
+    assert await store.live_games(redis_client, 10) == []
     assert await store.current_games(redis_client, alice.id) == []
     assert await store.finished_games(redis_client, alice.id) == [done]
     assert await store.finished_games(redis_client, bob.id) == [done]
     assert await store.finished_game(redis_client, live.room_id) == done
     with pytest.raises(UnknownRoomError):
         await store.finished_game(redis_client, "nowhere")
-    # A late "game started" from a slow process does not bring it back to the live list.
-    assert not await store.add_live_game(redis_client, live)
+    # A late live line from a slow process does not bring it back to the live list.
+    assert await store.store_live_games(redis_client, [live]) == []
+    assert await store.live_count(redis_client) == 0
 
 
 async def test_history_is_newest_first_and_pages(redis_client: aioredis.Redis) -> None:

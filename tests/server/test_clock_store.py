@@ -301,13 +301,6 @@ def test_a_correspondence_game_has_no_claim(ttt: ModuleType) -> None:
         decide(room, Claim(ANN.id, room.version, now=10 * DAY))
 
 
-async def test_presence_counts_every_socket_of_a_player(redis_client: aioredis.Redis) -> None:
-    assert await clock_store.change_presence(redis_client, "r1", ANN.id, +1) == 1
-    assert await clock_store.change_presence(redis_client, "r1", ANN.id, +1) == 2
-    assert await clock_store.change_presence(redis_client, "r1", ANN.id, -1) == 1
-    assert await clock_store.change_presence(redis_client, "r1", ANN.id, -1) == 0
-
-
 def test_a_claim_after_ones_own_flag_fell_loses_on_time(ttt: ModuleType) -> None:
     from server.rooms import Claim, Presence
 

@@ -17,6 +17,9 @@ async def test_data_survives_a_stop_and_start(tmp_path: Path) -> None:
     client = aioredis.Redis.from_url(url)
     await client.set("kept", "yes")
     assert await client.config_get("appendfsync") == {"appendfsync": "always"}
+    # Full, it refuses writes (players retry) rather than evicting rooms.
+    assert await client.config_get("maxmemory-policy") == {"maxmemory-policy": "noeviction"}
+    assert await client.config_get("maxmemory") == {"maxmemory": str(1024**3)}
     await client.aclose()
     server.stop()
     server.start()

@@ -20,10 +20,14 @@ from server.errors import (
     UnknownGameError,
 )
 from server.rooms import (
+    ABORTED,
+    IDLE,
     Abort,
     Draw,
     DrawOffered,
     GameEnded,
+    Idle,
+    IdleLimits,
     Move,
     MovePlayed,
     Rematch,
@@ -35,6 +39,7 @@ from server.rooms import (
     SetSpectators,
     SpectatorsChanged,
     decide,
+    idle_deadline,
     new_room,
     rematch_room,
     room_doc,
@@ -240,3 +245,59 @@ def test_rooms_stored_before_draws_and_rematches_still_read(room: Room) -> None:
     doc = room_doc(room)
     del doc["draw_offer"], doc["rematch"]
     assert room_from_doc(doc) == room
+
+
+def test_rooms_stored_before_ratings_and_times_were_kept_still_read(ttt: ModuleType) -> None:
+    room = new_room("r5", "tictactoe", "", (ANN, BOB), rated=True, now=100.0)
+    assert room_from_doc(room_doc(room)) == room
+    doc = room_doc(room)
+    del doc["rated"], doc["created"], doc["moved_at"]
+    old = room_from_doc(doc)
+    assert (old.rated, old.created, old.moved_at) == (False, None, None)
+    assert idle_deadline(old, LIMITS) is None  # no idle limit for what is not known
+
+
+def test_a_rematch_keeps_the_rating_and_is_made_when_agreed(ttt: ModuleType) -> None:
+    rated = new_room("r6", "tictactoe", "", (ANN, BOB), rated=True, now=100.0)
+    over = decide(rated, Resign(ANN.id, 0)).room
+    agreed = decide(decide(over, Rematch(ANN.id)).room, Rematch(BOB.id)).room
+    again = rematch_room(agreed, 200.0)
+    assert (again.rated, again.created, again.moved_at) == (True, 200.0, 200.0)
+
+
+LIMITS = IdleLimits(unstarted=600.0, unstarted_correspondence=7 * 86400.0, untimed=3600.0)
+
+
+def test_a_game_nobody_started_is_aborted_at_its_idle_limit(ttt: ModuleType) -> None:
+    room = new_room("r7", "tictactoe", "", (ANN, BOB), "5+3", now=100.0)
+    assert idle_deadline(room, LIMITS) == 700.0
+    assert decide(room, Idle(699.0, LIMITS)).events == ()
+    ended = decide(room, Idle(700.0, LIMITS))
+    assert [type(event) for event in ended.events] == [GameEnded]
+    assert ended.room.outcome is not None and ended.room.outcome.reason == ABORTED
+    assert ended.room.outcome.winner is None and idle_deadline(ended.room, LIMITS) is None
+    assert decide(ended.room, Idle(10**9, LIMITS)).events == ()  # ends once
+
+
+def test_a_correspondence_game_nobody_started_waits_longer(ttt: ModuleType) -> None:
+    room = new_room("r8", "tictactoe", "", (ANN, BOB), "3d", now=100.0)
+    assert idle_deadline(room, LIMITS) == 100.0 + 7 * 86400
+
+
+def test_a_running_clock_ends_a_timed_game_not_the_idle_limit(ttt: ModuleType) -> None:
+    room = new_room("r9", "tictactoe", "", (ANN, BOB), "5+3", now=100.0)
+    moved = decide(room, Move(ANN.id, 0, "a1", now=150.0)).room
+    assert moved.moved_at == 150.0 and idle_deadline(moved, LIMITS) is None
+    assert decide(moved, Idle(10**9, LIMITS)).events == ()
+
+
+def test_an_untimed_game_ends_idle_after_its_last_move(ttt: ModuleType) -> None:
+    room = new_room("r10", "tictactoe", "", (ANN, BOB), now=100.0)
+    one = decide(room, Move(ANN.id, 0, "a1", now=150.0)).room
+    assert idle_deadline(one, LIMITS) == 150.0 + 3600
+    aborted = decide(one, Idle(150.0 + 3600, LIMITS)).room.outcome
+    assert aborted is not None and aborted.reason == ABORTED  # fewer than two moves
+    two = decide(one, Move(BOB.id, 1, "b1", now=200.0)).room
+    assert decide(two, Idle(150.0 + 3600, LIMITS)).events == ()
+    idle = decide(two, Idle(200.0 + 3600, LIMITS)).room.outcome
+    assert idle is not None and (idle.winner, idle.reason) == (None, IDLE)

@@ -10,9 +10,10 @@ import pytest
 import redis.asyncio as aioredis
 
 from server import store
-from server.errors import BusyError
+from server.errors import BusyError, UnavailableError, error_code
 from server.fanout import Fanout
 from server.metrics import Metrics
+from server.protocol import ErrorCode
 from server.rooms import Move, SeatHolder, SetSpectators, new_room
 from server.service import RoomService
 
@@ -72,7 +73,7 @@ async def test_a_spectator_count_that_loses_every_attempt_to_moves_is_tried_agai
     """Under a stream of moves a count update can lose all its commit attempts; the room
     must still end with the right count."""
     await store.create_room(redis_client, new_room("r3", "tictactoe", "", (ANN, BOB)))
-    service = RoomService(redis_client, Fanout(redis_client, "a"), Metrics(), "a")
+    service = RoomService(redis_client, Fanout(redis_client, "a"), Metrics(), "a", count_every=0)
     command = service.command
     refused = 0
 
@@ -86,8 +87,65 @@ async def test_a_spectator_count_that_loses_every_attempt_to_moves_is_tried_agai
     monkeypatch.setattr(service, "command", busy_once)
     await service.change_spectators("r3", +1)
     async with asyncio.timeout(5):
-        while service._count_tasks:
-            await asyncio.gather(*service._count_tasks.values())
+        await service.counts.wait_idle()
     loaded = await store.load_room(redis_client, "r3")
     assert refused == 1
     assert loaded is not None and loaded.room.spectators == 1
+
+
+async def test_a_write_refused_by_a_full_redis_is_a_retryable_error_and_changes_nothing(
+    redis_client: aioredis.Redis, ttt: ModuleType
+) -> None:
+    """With ``maxmemory`` reached and ``noeviction``, Redis refuses the commit script's first
+    write, so none of it runs: the move is refused as ``unavailable`` (the client resends),
+    the room is as it was, and the same move commits once Redis has room again."""
+    await store.create_room(redis_client, new_room("r4", "tictactoe", "", (ANN, BOB)))
+    service = RoomService(redis_client, Fanout(redis_client, "a"), Metrics(), "a")
+    await service.room("r4")
+    limit = (await redis_client.config_get("maxmemory"))["maxmemory"]
+    await redis_client.config_set("maxmemory", 1)
+    try:
+        with pytest.raises(UnavailableError, match="full") as refused:
+            await service.command("r4", Move(ANN.id, 0, "a1"), "m1")
+    finally:
+        await redis_client.config_set("maxmemory", limit)
+    assert error_code(refused.value) is ErrorCode.UNAVAILABLE
+    loaded = await store.load_room(redis_client, "r4")
+    assert loaded is not None and (loaded.room.version, loaded.room.record) == (0, ())
+    assert await service.command("r4", Move(ANN.id, 0, "a1"), "m1") == 1
+    await service.aclose()
+
+
+async def test_spectators_joining_and_leaving_in_a_burst_cost_two_commits(
+    redis_client: aioredis.Redis, ttt: ModuleType
+) -> None:
+    """Ten sockets joining and leaving over and over: the count is committed at once, and
+    once more after the pause that follows (``count_every``), not once per change, so each
+    player gets two diffs instead of a hundred."""
+    await store.create_room(redis_client, new_room("r5", "tictactoe", "", (ANN, BOB)))
+    service = RoomService(redis_client, Fanout(redis_client, "a"), Metrics(), "a")
+    paused, resume = asyncio.Event(), asyncio.Event()
+
+    async def pause(seconds: float) -> None:
+        assert seconds == service.counts.every
+        paused.set()
+        await resume.wait()
+
+    service.counts.sleep = pause
+    await service.change_spectators("r5", +1)
+    async with asyncio.timeout(5):
+        await paused.wait()  # the first count is committed; the next waits out the pause
+    assert await store.current_version(redis_client, "r5") == 1
+    for _ in range(5):
+        for _ in range(10):
+            await service.change_spectators("r5", +1)
+        for _ in range(10):
+            await service.change_spectators("r5", -1)
+    await service.change_spectators("r5", +4)
+    assert await store.current_version(redis_client, "r5") == 1
+    resume.set()
+    async with asyncio.timeout(5):
+        await service.counts.wait_idle()
+    loaded = await store.load_room(redis_client, "r5")
+    assert loaded is not None and (loaded.room.version, loaded.room.spectators) == (2, 5)
+    await service.aclose()

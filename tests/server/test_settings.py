@@ -90,3 +90,39 @@ def test_a_trusted_proxy_that_is_not_an_address_is_an_error() -> None:
 def test_a_malformed_number_is_an_error() -> None:
     with pytest.raises(ValueError):
         from_environment({"PORT": "eighty"})
+
+
+def test_the_embedded_redis_memory_limit_comes_from_the_environment() -> None:
+    assert from_environment({}).redis_maxmemory == "1gb"
+    assert from_environment({"REDIS_MAXMEMORY": "256mb"}).redis_maxmemory == "256mb"
+
+
+def test_the_limits_and_times_come_from_the_environment() -> None:
+    settings = from_environment(
+        {
+            "LOBBY_DRAIN_SECONDS": "2",
+            "LOBBY_LIVE_LIMIT": "20",
+            "IDLE_UNSTARTED_SECONDS": "60",
+            "IDLE_UNSTARTED_CORRESPONDENCE_SECONDS": "86400",
+            "IDLE_UNTIMED_SECONDS": "3600",
+            "COUNT_COMMIT_SECONDS": "0.5",
+            "PRESENCE_LEASE_SECONDS": "6",
+            "CHALLENGES_PER_PLAYER": "3",
+            "GAMES_IN_PROGRESS": "4",
+            "GAMES_PER_HOUR": "5",
+            "MADE_PER_ADDRESS_PER_HOUR": "6",
+        }
+    )
+    assert (settings.lobby_drain_seconds, settings.lobby_live_limit) == (2.0, 20)
+    assert (
+        settings.idle_unstarted_seconds,
+        settings.idle_unstarted_correspondence_seconds,
+        settings.idle_untimed_seconds,
+    ) == (60.0, 86400.0, 3600.0)
+    assert (settings.count_commit_seconds, settings.presence_lease_seconds) == (0.5, 6.0)
+    assert (
+        settings.challenges_per_player,
+        settings.games_in_progress,
+        settings.games_per_hour,
+        settings.made_per_address_per_hour,
+    ) == (3, 4, 5, 6)
