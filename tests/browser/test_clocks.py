@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import redis.asyncio as aioredis
 from playwright.async_api import expect
 
@@ -31,8 +33,10 @@ async def test_the_running_clock_ticks_and_an_absent_player_is_marked_away(
     await expect(clocks).to_have_count(2)
     await expect(clocks.nth(0)).to_have_text("5:00")  # the free first move cost nothing
     running = clocks.nth(1)
-    await expect(running).to_have_text("4:59", timeout=5_000)  # ticks without a message
-    await expect(running).to_have_text("4:58", timeout=5_000)
+    await expect(running).to_have_text(re.compile(r"^4:5\d$"), timeout=5_000)
+    shown = await running.text_content()
+    await expect(running).not_to_have_text(shown or "", timeout=5_000)  # ticks without a message
+    await expect(running).to_have_text(re.compile(r"^4:5\d$"))
     await expect(page.locator(".time-control")).to_have_text("Time control: 5 min + 0 s per move")
     await expect(page.locator(".player .away")).to_have_count(0)
 
