@@ -584,6 +584,7 @@ def from_data(data: PlainData) -> State:
             last,
             int(data["gained"]),
             removed,
+            # Rooms stored before "scored" was written have none.
             tuple(_cell_index(cell, size) for cell in data.get("scored", ())),
         )
     except (KeyError, TypeError, IndexError, AttributeError) as error:

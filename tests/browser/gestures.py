@@ -19,13 +19,20 @@ from rules import find_game
 from server.client import Client
 
 CHOICES = "svg.board .targets [data-target]:not(.target-pending)"
-DONE = """([mine, played]) => {
+STATE = """([mine, played]) => {
     // Read at once, so that a diff arriving between two reads cannot fool the test.
     const turn = document.querySelector(".turn").textContent;
     const moves = document.querySelectorAll(".moves .move").length;
-    if (!mine) return document.querySelector(".hint").textContent.startsWith("Premove queued");
-    return moves > played || turn.startsWith("Sending");
-}"""
+    const done = mine
+        ? moves > played || turn.startsWith("Sending")
+        : document.querySelector(".hint").textContent.startsWith("Premove queued");
+    return {
+        done,
+        choices: document.querySelectorAll(CHOICES).length,
+        pictures: document.querySelectorAll(".palette .choice").length,
+        playNow: document.querySelectorAll(".palette .play-now").length,
+    };
+}""".replace("CHOICES", repr(CHOICES))
 
 
 async def click_a_move(page: Page, rng: random.Random, phone: bool) -> None:
@@ -33,14 +40,15 @@ async def click_a_move(page: Page, rng: random.Random, phone: bool) -> None:
     mine = await my_turn(page)
     played = await page.locator(".moves .move").count()
     for _ in range(12):
+        state = await page.evaluate(STATE, [mine, played])
         choices = page.locator(CHOICES)
-        count = await choices.count()
+        count = state["choices"]
         palette = page.locator(".palette .choice")
         play_now = page.locator(".palette .play-now")
-        pictures = await palette.count()
+        pictures = state["pictures"]
         if phone and pictures > 0 and (count == 0 or rng.random() < 0.5):
             await palette.nth(rng.randrange(pictures)).tap()
-        elif await play_now.count() > 0 and (count == 0 or rng.random() < 0.3):
+        elif state["playNow"] > 0 and (count == 0 or rng.random() < 0.3):
             await (play_now.tap() if phone else play_now.click())
         else:
             assert count > 0, "the page offers nothing to choose"
@@ -56,7 +64,7 @@ async def click_a_move(page: Page, rng: random.Random, phone: bool) -> None:
                         for _ in range(rng.randrange(4)):
                             await page.mouse.wheel(0, 120)
                 await target.click()
-        if await page.evaluate(DONE, [mine, played]):
+        if (await page.evaluate(STATE, [mine, played]))["done"]:
             return
     state = {
         "turn": await page.locator(".turn").inner_text(),

@@ -3,9 +3,9 @@
 Each game is played through the server up to its last move, which the player makes on the page
 by pointer (the palette's pictures where a piece has several ways to lie).  The page must then
 say who won and why, and draw the explanation (the group, its links and points, the sides or
-bases it reached); a spectator who opens the finished game sees the same.  The games come from
-the rules' explanation cases (``tests/rules/cases/explanations``) or from seeded random games
-for the endings those cases reach only from a set-up position.
+bases it reached); a spectator who opens a finished game of each kind sees the same.  The
+games come from the rules' explanation cases (``tests/rules/cases/explanations``) or from
+seeded random games for the endings those cases reach only from a set-up position.
 """
 
 from __future__ import annotations
@@ -96,6 +96,8 @@ def played_cases() -> list[Case]:
 
 
 CASE_LIST = played_cases()
+WATCHED = {next(c[0] for c in CASE_LIST if c[1] == game) for game in {c[1] for c in CASE_LIST}}
+"""One ending of each game is also opened by a spectator afterwards (a snapshot, not diffs)."""
 LABELS = {
     "light": "Light",
     "dark": "Dark",
@@ -152,6 +154,8 @@ async def test_the_end_is_said_and_drawn(
     else:
         await expect(drawn).to_have_count(0)
     await page.locator("svg.board").screenshot(path=artifacts / f"ending-{name}.png")
+    if name not in WATCHED:
+        return
     watcher = await open_page(f"/#/room/{room}")
     await watcher.get_by_role("button", name="Play as a guest").click()
     await expect(watcher.locator(".turn")).to_have_text(await said.inner_text())
