@@ -35,6 +35,7 @@ const GAMES = Object.freeze({ ankor, boche, che, marque, osbox });
 const TITLES = Object.freeze({ ankor: "Ankor", boche: "Boche", che: "Che", marque: "Marque", osbox: "Osbox" });
 const SWAP = "swap";
 const LOW_TIME = 20; // seconds left on a live clock that turn it red
+const FEW_PLACES = 12;
 const ALARM_TIME = 10; // seconds left when the low-time sound plays
 const TOUCH_HINT = "Tap where to play; the pictures below choose the piece.";
 const SVG_NS = "http://www.w3.org/2000/svg";
@@ -339,7 +340,10 @@ class RoomPage {
     const targets = [];
     const next = set === null ? new Map() : set.next(this.pending);
     const shown = new Set();
-    const mark = this.pending.length > 0 ? "dot" : null;
+    // Where the next step may go is dotted when it is a few places, as a piece's moves are
+    // (Ankor's cube); where it is most of the board (Che's second tile), the places are
+    // outlined, without a carpet of dots.
+    const mark = this.pending.length > 0 && next.size <= FEW_PLACES ? "dot" : null;
     for (const step of this.pending) {
       const shape = drawn.shapes.get(step.key);
       if (shape !== undefined) targets.push({ key: step.key, shape, state: "pending", label: `${module.describe(step)} (chosen)` });
@@ -405,8 +409,9 @@ class RoomPage {
     const mode = this.mode();
     if (this.premove !== null) hint = `Premove queued: ${this.premove.text}. Escape cancels it.`;
     else if (mode === "move" && this.pending.length === 0) hint = window.matchMedia?.("(hover: none)").matches ? TOUCH_HINT : module.HINT;
-    else if (mode === "move" && set.exact(this.pending) !== null) hint = "Choose again to play it, or go on to a longer move.";
-    else if (mode === "move") hint = "Now choose where it goes.";
+    else if (mode === "move" && set.exact(this.pending) !== null && buttons.some((b) => b.classList.contains("choice"))) hint = "Choose the piece below to play it.";
+    else if (mode === "move" && set.exact(this.pending) !== null) hint = "Choose it again to play it alone, or choose the next place.";
+    else if (mode === "move") hint = "Now choose the next place.";
     else if (mode === "premove" && this.pending.length === 0 && set.size > 0) hint = "Your opponent is thinking: you may queue a premove.";
     this.hint.textContent = hint;
   }

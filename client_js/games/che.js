@@ -95,8 +95,9 @@ function tileItems(tile, x, y, number) {
   return items;
 }
 
+/** A cell's target: the square a candidate cell is drawn as, so their outlines coincide. */
 function square(x, y) {
-  return { points: [[x + 0.02, y + 0.02], [x + 0.98, y + 0.02], [x + 0.98, y + 0.98], [x + 0.02, y + 0.98]] };
+  return { points: [[x + 0.08, y + 0.08], [x + 0.92, y + 0.08], [x + 0.92, y + 0.92], [x + 0.08, y + 0.92]] };
 }
 
 export { COLOURS, HINT, NUMBER_INK, SCORES, describe, draw, ghost, picture, split };
