@@ -228,18 +228,18 @@ class BoardView {
     if (event.key in arrows) {
       const next = this.neighbourOf(key, arrows[event.key]);
       if (next !== null) this.focusTarget(next);
-      event.preventDefault();
-      event.stopPropagation(); // the arrows step through the moves only outside the board
     } else if (event.key === "Enter" && key !== null) {
       this.handlers.choose?.(key, "key");
-      event.preventDefault();
     } else if ((event.key === " " || event.key === "r" || event.key === "R") && key !== null) {
       this.handlers.cycle?.(event.shiftKey ? -1 : 1, key);
-      event.preventDefault();
     } else if (event.key === "Escape") {
       this.handlers.cancel?.();
-      event.preventDefault();
+    } else {
+      return;
     }
+    // Handled here: the page's own keys (the arrows step through the moves) do not see it.
+    event.preventDefault();
+    event.stopPropagation();
   }
 
   hover(key) {

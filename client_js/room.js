@@ -744,6 +744,12 @@ class RoomPage {
       case "Escape":
         this.cancel();
         break;
+      case "r":
+      case "R":
+      case " ":
+        // Turns the piece under the pointer (the board handles its own keyboard focus).
+        if (this.hovered === null || !this.cycle(event.shiftKey ? -1 : 1, this.hovered)) return;
+        break;
       case "ArrowLeft":
         this.stepPly(-1);
         break;

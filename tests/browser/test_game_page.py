@@ -270,3 +270,23 @@ async def test_a_phone_plays_with_every_target_on_screen_and_big_enough(
     await expect(page.locator(".moves .move")).to_have_count(len(moves) + 1)
     for client in clients.values():
         await client.close()
+
+
+async def test_r_turns_the_cube_under_the_pointer_and_a_click_places_it(
+    redis_client: aioredis.Redis, open_page: Opener
+) -> None:
+    room, first, _second = await room_for(redis_client, "boche", "-size=3")
+    page = await open_page(f"/#/room/{room}", first)
+    await expect(page.locator(".turn")).to_have_text("Your turn (Light).")
+    hole = page.locator(BOARD_TARGET.format("b1"))
+    await hole.hover()
+    shown = page.locator('.palette .choice[aria-pressed="true"]')
+    await expect(page.locator(".palette .choice")).to_have_count(8)  # every rotation, first
+    await expect(shown).to_have_attribute("data-choice", "a")
+    await page.keyboard.press("r")
+    await page.keyboard.press("r")
+    await page.keyboard.press("Shift+R")
+    await expect(shown).to_have_attribute("data-choice", "b")
+    await expect(page.locator("svg.board .ghost.hover")).to_have_count(1)
+    await hole.click()
+    await expect(page.locator(".moves .move")).to_have_text(["b:b1"])
