@@ -408,7 +408,11 @@ class RoomPage {
     let hint = "";
     const mode = this.mode();
     if (this.premove !== null) hint = `Premove queued: ${this.premove.text}. Escape cancels it.`;
-    else if (mode === "move" && this.pending.length === 0) hint = window.matchMedia?.("(hover: none)").matches ? TOUCH_HINT : module.HINT;
+    else if (mode === "move" && set.size === 0) {
+      // The server lists no moves for turns of many tiles (Che with -triples): type it.
+      hint = "This turn has too many moves to offer on the board: type yours below.";
+      this.typedForm.open = true;
+    } else if (mode === "move" && this.pending.length === 0) hint = window.matchMedia?.("(hover: none)").matches ? TOUCH_HINT : module.HINT;
     else if (mode === "move" && set.exact(this.pending) !== null && buttons.some((b) => b.classList.contains("choice"))) hint = "Choose the piece below to play it.";
     else if (mode === "move" && set.exact(this.pending) !== null) hint = "Choose it again to play it alone, or choose the next place.";
     else if (mode === "move") hint = "Now choose the next place.";

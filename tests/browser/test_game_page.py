@@ -290,3 +290,19 @@ async def test_r_turns_the_cube_under_the_pointer_and_a_click_places_it(
     await expect(page.locator("svg.board .ghost.hover")).to_have_count(1)
     await hole.click()
     await expect(page.locator(".moves .move")).to_have_text(["b:b1"])
+
+
+async def test_a_turn_the_page_cannot_list_asks_for_the_move_in_words(
+    redis_client: aioredis.Redis, server: RunningServer, open_page: Opener
+) -> None:
+    """Che with three tiles a turn lists too many moves to send: the page says to type it."""
+    room, first, second = await room_for(redis_client, "che", "-triples")
+    clients = {p.id: await Client.connect(server.ws_url, token_for(p)) for p in (first, second)}
+    doc = await play_moves(clients, (first, second), room, random_moves("che", "-triples", 2, 1))
+    mover = first if doc["seats"][doc["to_move"]]["id"] == first.id else second
+    page = await open_page(f"/#/room/{room}", mover)
+    await expect(page.locator(".hint")).to_contain_text("type yours below")
+    await expect(page.get_by_label("Move in the game's notation")).to_be_visible()
+    await expect(page.locator("svg.board .targets [data-target]")).to_have_count(0)
+    for client in clients.values():
+        await client.close()
