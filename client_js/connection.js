@@ -4,12 +4,14 @@
 // joins every room again from its last version, without reloading the page.  It also follows
 // the lobby: a snapshot, then events applied by applyLobbyEvent, and a fresh snapshot after
 // every reconnection; and it follows tournaments (the list, or events) the same way, keeping
-// the copy of each event with the highest version.
+// the copy of each event with the highest version.  A request larger than the server's frame
+// limit is refused here, never sent; after the server closes for a message too large
+// (1009), the requests in flight are given up rather than sent again.
 // Imports the generated protocol constants, the diff twin and the vendored msgpack only.
 
 import { decode, encode } from "./vendor/msgpack/index.mjs";
 import { apply, DiffError } from "./diff.js";
-import { CloseCode, ErrorCode, MsgType } from "./protocol.js";
+import { CloseCode, ErrorCode, MAX_FRAME_BYTES, MsgType } from "./protocol.js";
 
 /** The connection's states, shown to the player. */
 const Status = Object.freeze({
@@ -27,6 +29,9 @@ class ServerError extends Error {
     this.code = code;
   }
 }
+
+/** The code of a request refused for its size (by this page, or by the server's 1009 close). */
+const TOO_LARGE = "too_large";
 
 const FIRST_DELAY_MS = 250;
 const MAX_DELAY_MS = 8000;
@@ -183,6 +188,10 @@ class Connection {
    */
   request(body, resend) {
     body.id = nextId();
+    const size = encode(body).byteLength;
+    if (size > MAX_FRAME_BYTES) {
+      return Promise.reject(new ServerError(TOO_LARGE, `that is too long to send (${size} bytes; the limit is ${MAX_FRAME_BYTES})`));
+    }
     return new Promise((resolve, reject) => {
       this.pending.set(body.id, { body, resolve, reject, resend });
       if (this.status === Status.OPEN) this.send(body);
@@ -212,9 +221,14 @@ class Connection {
       this.setStatus(Status.SIGNED_OUT, event.reason);
       return;
     }
-    // Moves and resigns are resent as they are, joins are sent again: the rest is lost.
+    // Moves and resigns are resent as they are, joins are sent again: the rest is lost.  A
+    // message the server found too large would close the socket again: nothing is resent.
+    const tooLarge = event.code === CloseCode.MESSAGE_TOO_BIG;
     for (const [id, entry] of this.pending) {
-      if (!entry.resend && entry.body.t !== MsgType.JOIN) {
+      if (tooLarge && entry.body.t !== MsgType.JOIN) {
+        this.pending.delete(id);
+        entry.reject(new ServerError(TOO_LARGE, "the server refused a message as too large"));
+      } else if (!entry.resend && entry.body.t !== MsgType.JOIN) {
         this.pending.delete(id);
         entry.reject(new ServerError("disconnected", "the connection was lost"));
       }
@@ -484,6 +498,8 @@ function closeReason(event) {
 /** A sentence for an error code, shown above the server's own message. */
 function errorTitle(code) {
   switch (code) {
+    case TOO_LARGE:
+      return "Too long to send";
     case ErrorCode.NOT_YOUR_TURN:
       return "Not your turn";
     case ErrorCode.NOT_A_PLAYER:

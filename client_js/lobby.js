@@ -164,12 +164,29 @@ class LobbyPage {
     const initial = game.defaults[field];
     const number = flags.find((f) => f.takes_number);
     if (number !== undefined) {
-      const attrs = { type: "number", id, name: field, value: String(initial) };
+      // A default the range leaves out is a word ("off"): the field starts empty, and empty
+      // means the default.  Other named numbers ("unlimited") are a box to tick.
+      const words = new Map((number.names ?? []).map(([value, word]) => [value, word]));
+      const attrs = { type: "number", id, name: field, value: words.has(initial) ? "" : String(initial) };
+      if (words.has(initial)) attrs.placeholder = words.get(initial);
       if (number.minimum !== null) attrs.min = String(number.minimum);
       if (number.maximum !== null) attrs.max = String(number.maximum);
       const input = element("input", attrs);
-      this.optionFields.push(() => (input.value !== "" && Number(input.value) !== initial ? `-${number.name}=${input.value}` : ""));
-      return element("label", { for: id, class: "option", title: number.help }, [`${field.replaceAll("_", " ")} `, input]);
+      const parts = [`${field.replaceAll("_", " ")} `, input];
+      const boxes = [...words].filter(([value]) => value !== initial).map(([value, word]) => {
+        const box = element("input", { type: "checkbox", id: `${id}-${word}`, "data-value": String(value) });
+        box.addEventListener("change", () => {
+          input.disabled = box.checked;
+        });
+        parts.push(element("label", { for: `${id}-${word}`, class: "option-word" }, [box, ` ${word}`]));
+        return box;
+      });
+      this.optionFields.push(() => {
+        const ticked = boxes.find((box) => box.checked);
+        if (ticked !== undefined) return `-${number.name}=${ticked.dataset.value}`;
+        return input.value !== "" && Number(input.value) !== initial ? `-${number.name}=${input.value}` : "";
+      });
+      return element("span", { class: "option", title: number.help }, [element("label", { for: id }, parts.slice(0, 2)), ...parts.slice(2)]);
     }
     const select = element("select", { id, name: field });
     const choices = flags.map((flag) => ({ text: flag.name.replaceAll("_", " "), flag: flag.value === initial ? "" : `-${flag.name}`, help: flag.help }));

@@ -1,8 +1,9 @@
 // The page's entry point: the session token (a one-click guest, or an account's login or
 // registration, when there is none), the one connection, which follows the lobby on every
 // page, and the route from the address (#/room/<id> is a game page, #/tournaments and
-// #/tournament/<id> the tournament pages, #/ the lobby).  When a
-// challenge of ours is accepted, the page goes to its room.
+// #/tournament/<id> the tournament pages, #/ the lobby).  When a challenge of ours is
+// accepted, the page goes to its room; opening the site with no page in the address goes to
+// the game the player is in, if any.
 // Imports connection.js, lobby.js, room.js and tournaments.js.
 
 import { Connection, Status } from "./connection.js";
@@ -24,6 +25,8 @@ const statusBadge = document.getElementById("connection");
 const playerBadge = document.getElementById("player");
 let connection = null;
 let page = null;
+// Opening the site itself (no page in the address) goes on to the game being played.
+let goToGame = location.hash === "" || location.hash === "#";
 
 /** The route named by the address: {name: "room", room} or {name: "home"}. */
 function parseRoute(hash) {
@@ -87,6 +90,11 @@ function connect(token) {
     },
     onLobby: (lobby, event) => {
       if (page instanceof LobbyPage) page.update(lobby, event);
+      if (event === null && goToGame) {
+        goToGame = false;
+        const game = ongoingGame(lobby, connection.player?.id ?? null);
+        if (game !== null && page instanceof LobbyPage) location.hash = `#/room/${encodeURIComponent(game.room_id)}`;
+      }
       // Our challenge was accepted: its room (same id) is where we play now.
       const challenge = event?.t === "challenge" ? event.challenge : null;
       if (challenge !== null && challenge.status === "accepted" && challenge.challenger.id === connection.player?.id) {
@@ -101,6 +109,12 @@ function connect(token) {
   window.browneGames = { connection };
   connection.open();
   connection.followLobby().catch(() => {}); // followed again after every reconnection
+}
+
+/** The game to go back to: one waiting for our move first, else the first one we play. */
+function ongoingGame(lobby, me) {
+  const mine = lobby.mine ?? [];
+  return mine.find((game) => game.waiting_for === me) ?? mine[0] ?? null;
 }
 
 function showStatus(status, detail) {

@@ -51,7 +51,10 @@ Decisions where the sources leave room (all in the spec's §4.7; *ours* marks th
      "seats": ["white", "blue"], "scores": None, "radius": 1.0,
      "positions": [{"label": "1c2", "level": 1, "row": 2, "index": 1, "x": -1.5, "y": 0.87,
                     "owner": "white" | "blue" | None, "faces": "UW", "last": False}, ...],
-     "legal": ["a1", "d3-1c2", ...] | None}
+     "legal": ["a1", "d3-1c2", ...] | None,
+     "legal_blocks": [...] | None, "premoves": [...],
+     "frame": {"outline": [[x, y], ...], "sides": {"U": [[x, y], [x, y]], ...}},
+     "explanation": None | {"groups": [...]}}
 
 Position ids run level by level from the board up (as in trigrid).  ``x, y`` is the centre of
 the position's hexagon in the pbmserv orientation (circumradius ``radius``, y pointing up; the
@@ -59,7 +62,13 @@ single-hole tip points right).  Draw the levels in order, lowest first, each cub
 split into three rhombi: ``faces`` names its upper faces that are visible (nothing rests on
 them): ``U`` the left rhombus, ``W`` the upper one, ``V`` the lower one.  Empty positions above
 the board are not drawn; empty holes (level 0) are.  ``last`` marks the cube the last action
-added or moved.  ``legal`` lists the legal move texts when there are at most 300, else None.
+added or moved.  ``legal`` lists the legal move texts when there are at most 300, else None
+and ``legal_blocks`` has them as blocks of :func:`rules.api.move_blocks` (a cube's moves
+share a block); ``premoves`` are the adds and cube moves of the seat that waits, as blocks.
+``frame`` is the board's outline and the edge along each side
+(:mod:`rules.geometry.trigrid`).  The ``explanation`` (:func:`rules.api.explanation`) of a
+connection shows each winning group: its cubes (``cells``, labels), the face contacts that
+join them (``links``, between hexagon centres) and the sides it touches; a draw shows none.
 """
 
 from __future__ import annotations
@@ -78,6 +87,9 @@ from rules.api import (
     Outcome,
     PlainData,
     Seat,
+    explained_group,
+    explanation,
+    move_blocks,
     options_flags_text,
     options_from_flags,
 )
@@ -453,7 +465,65 @@ def to_data(state: State) -> PlainData:
         "radius": 1.0,
         "positions": positions,
         "legal": legal if len(legal) <= LEGAL_LIMIT else None,
+        "legal_blocks": None if len(legal) <= LEGAL_LIMIT else _blocks(t, state, state.turn),
+        "premoves": [] if state.turn is None else _blocks(t, state, _OTHER[state.turn]),
+        "frame": t.frame,
+        "explanation": None if result is None else _explanation(t, state),
     }
+
+
+def _blocks(t: _Tables, state: State, seat: Seat | None) -> list[PlainData]:
+    """The adds and cube moves of ``seat`` on this board, as blocks (the swap left out)."""
+    if seat is None:
+        return []
+    board = state.board
+    labels = t.g.labels
+    moves: list[tuple[str, ...]] = []
+    if state.supply[seat]:
+        moves += [(labels[p],) for p in t.holes if not board[p]]
+    targets = _memo(t, state) if seat == state.turn else _destinations(t, board, seat + 1)
+    for source, destinations in targets.items():
+        moves += [(labels[source], labels[d]) for d in destinations]
+    return move_blocks(moves, "-")
+
+
+def _explanation(t: _Tables, state: State) -> PlainData:
+    """The winning groups of a connection (none for a draw): each face-connected group that
+    touches the three sides under ``-win_height``."""
+    board = state.board
+    sides = t.side_bits(state.options.win_height)
+    touched_by = t.side_map(state.options.win_height)
+    groups = []
+    for colour in (WHITE, BLUE):
+        remaining = _bits(board, colour)
+        while remaining:
+            group = frontier = remaining & -remaining
+            while frontier:
+                grow = 0
+                while frontier:
+                    low = frontier & -frontier
+                    grow |= t.contact_bits[low.bit_length() - 1]
+                    frontier ^= low
+                frontier = grow & remaining & ~group
+                group |= frontier
+            remaining &= ~group
+            if all(group & side for side in sides):
+                cubes = [p for p in range(t.g.count) if group >> p & 1]
+                groups.append(
+                    explained_group(
+                        SEAT_NAMES[colour - 1],
+                        cells=[t.g.labels[p] for p in cubes],
+                        links=[
+                            (t.g.xy[p], t.g.xy[q])
+                            for p in cubes
+                            for q in t.g.contacts[p]
+                            if p < q and group >> q & 1
+                        ],
+                        sides=sorted(set().union(*(touched_by.get(p, ()) for p in cubes))),
+                        size=len(cubes),
+                    )
+                )
+    return explanation(groups)
 
 
 _FACES = tuple(
@@ -620,6 +690,7 @@ class _Tables:
         "drawing",
         "tops",
         "entries",
+        "frame",
         "_win",
         "_side_bits",
     )
@@ -680,6 +751,10 @@ class _Tables:
             {} for _ in range(g.count)
         )
         self._win: dict[int, dict[int, frozenset[str]]] = {}
+        self.frame: dict[str, PlainData] = {
+            "outline": [list(point) for point in g.outline],
+            "sides": {side: [list(a), list(b)] for side, (a, b) in g.side_edges.items()},
+        }
         self._side_bits: dict[int, tuple[int, int, int]] = {}
 
     def entry(self, p: int, key: int) -> dict[str, PlainData]:
@@ -1005,7 +1080,7 @@ def _settle(
         )
     elif mine or theirs:
         winner = mover if mine else other
-        result = Outcome(winner, f"{SEAT_NAMES[winner].title()} connects the three sides")
+        result = Outcome(winner, "connected the three sides")
     if result is not None:
         return State(options, board, supply, None, ply, last, 0, history, result, None, texts)
     # Whoever is to move must have an action: else they pass, and if the mover cannot act

@@ -8,7 +8,7 @@ the conformance test can drive any game without naming it.  Standard library onl
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, fields
 from enum import IntEnum
 from typing import Any, Protocol, TypeAlias, TypeVar
@@ -104,7 +104,15 @@ class GameRules(Protocol):
         """The canonical text of ``move`` (the spec's notation)."""
 
     def to_data(self, state: Any) -> PlainData:
-        """Plain data for storage and for drawing; ``from_data(to_data(s)) == s``."""
+        """Plain data for storage and for drawing; ``from_data(to_data(s)) == s``.
+
+        Besides each game's own fields, every game writes ``legal`` (the legal move texts, or
+        None when there are too many), ``legal_blocks`` (None, or the same moves as
+        :func:`move_blocks` writes them when ``legal`` is None), ``premoves`` (the moves the
+        seat that waits could make on this board if it were its turn, as blocks: a page
+        offers them as moves to queue) and ``explanation`` (None while the game goes on,
+        then what :func:`explanation` describes).
+        """
 
     def from_data(self, data: PlainData) -> Any:
         """The state that ``to_data`` described; raises ValueError on data it did not write."""
@@ -113,13 +121,96 @@ class GameRules(Protocol):
         """ASCII drawing of the position, close to pbmserv's."""
 
 
+def move_blocks(moves: Iterable[Sequence[str]], join: str) -> list[PlainData]:
+    """Moves given as their parts (``("c", "d3")``) as a short list of *blocks*.
+
+    A block is a move text (a move of one part), or ``{"parts": [firsts, seconds],
+    "join": join}``, which stands for every ``first + join + second``; moves whose first
+    parts share the same seconds share a block.  A page expands the blocks into the texts;
+    the list stays short where the moves are many.  Raises ValueError for a move of more
+    than two parts.
+    """
+    singles: list[PlainData] = []
+    seconds: dict[str, list[str]] = {}
+    for parts in moves:
+        if len(parts) == 1:
+            singles.append(parts[0])
+        elif len(parts) == 2:
+            seconds.setdefault(parts[0], []).append(parts[1])
+        else:
+            raise ValueError(f"a move of {len(parts)} parts: {parts!r}")
+    firsts: dict[tuple[str, ...], list[str]] = {}
+    for first, following in seconds.items():
+        firsts.setdefault(tuple(following), []).append(first)
+    blocks = [
+        {"parts": [group, list(following)], "join": join} for following, group in firsts.items()
+    ]
+    return singles + blocks
+
+
+def expand_blocks(blocks: Iterable[PlainData]) -> Iterator[str]:
+    """The move texts that :func:`move_blocks` (or a game's own blocks) stand for, in order.
+
+    A block of more than one part never puts the same part twice in a move.
+    """
+    for block in blocks:
+        if isinstance(block, str):
+            yield block
+            continue
+        join = block["join"]
+        combinations: list[list[str]] = [[]]
+        for choices in block["parts"]:
+            combinations = [[*done, c] for done in combinations for c in choices if c not in done]
+        for parts in combinations:
+            yield join.join(parts)
+
+
+def explanation(groups: Sequence[PlainData]) -> PlainData:
+    """What ``to_data`` says of why a finished game ended: ``{"groups": [...]}``.
+
+    Each group (see :func:`explained_group`) is something to draw on the board: the group
+    that won, the one that was enclosed, the regions compared.  A game that ended with no
+    such thing to show (a draw by repetition) has no groups.
+    """
+    return {"groups": list(groups)}
+
+
+def explained_group(
+    colour: str,
+    *,
+    cells: Iterable[object] = (),
+    links: Iterable[tuple[tuple[float, float], tuple[float, float]]] = (),
+    points: Iterable[tuple[float, float]] = (),
+    sides: Iterable[str] = (),
+    size: int | None = None,
+) -> PlainData:
+    """One group of an :func:`explanation`, in the game's own drawing coordinates.
+
+    ``colour`` is the colour (seat name) of the group; ``cells`` the cells or positions it
+    holds, as the game names them in ``to_data``; ``links`` segments ``[[x, y], [x, y]]``
+    that join its parts (bands, contacts); ``points`` spots to mark (blobs); ``sides`` the
+    board sides or bases it joins; ``size`` the count the rules judged (blobs, bands,
+    points), or None.
+    """
+    return {
+        "colour": colour,
+        "cells": list(cells),
+        "links": [[[float(round(x, 4)), float(round(y, 4))] for x, y in link] for link in links],
+        "points": [[float(round(x, 4)), float(round(y, 4))] for x, y in points],
+        "sides": list(sides),
+        "size": size,
+    }
+
+
 @dataclass(frozen=True, slots=True)
 class Flag:
     """One option flag: a switch ``-name`` that sets ``field`` to ``value``, or ``-name=n``.
 
     A flag whose ``value`` is None takes an integer between ``minimum`` and ``maximum``
     (inclusive, where given); ``special`` lists extra integers accepted outside that range
-    (Che's ``-num_tiles=-1`` for an unlimited supply).
+    (Che's ``-num_tiles=-1`` for an unlimited supply).  ``names`` gives words for numbers
+    that mean something else than a count (``(-1, "unlimited")``, or a default ``(0, "off")``
+    that switches a rule off), so that an options form can offer them as words.
     """
 
     name: str
@@ -129,6 +220,7 @@ class Flag:
     maximum: int | None = None
     special: tuple[int, ...] = ()
     help: str = ""
+    names: tuple[tuple[int, str], ...] = ()
 
     @property
     def takes_number(self) -> bool:
@@ -218,6 +310,7 @@ def describe_flags(flags: Sequence[Flag]) -> list[dict[str, object]]:
             "maximum": f.maximum,
             "special": list(f.special),
             "help": f.help,
+            "names": [[value, word] for value, word in f.names],
         }
         for f in flags
     ]

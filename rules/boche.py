@@ -52,13 +52,28 @@ pbmserv orientation of spec §1.2)::
                 "corners": [[x, y] * 4],          # T, A, F, B: a rhombus in drawing order
                 "colours": ["dark" | "light"] * 4, # colour of each corner (cap or band end)
                 "band": "TF" | "AB"} | None, ...], # the diagonal the band joins
-     "legal": ["a:a1", ...] | None}                # None when more than 300 moves
+     "legal": ["a:a1", ...] | None,                # None when more than 300 moves
+     "legal_blocks": [...] | None,                 # the legal moves when "legal" is None
+     "premoves": [...],                            # the waiting seat's placements
+     "cubes": {"a": [{"face", "corners", "colours", "band"} * 3], ...},
+     "frame": {"outline": [[x, y], ...], "sides": {"U": [[x, y], [x, y]], ...}},
+     "explanation": None | {"groups": [...]}}      # once the game is over
 
 ``faces`` has one slot per position and face (U, V, W), lowest level first, so drawing the
 visible ones in order paints the pyramid correctly; a hidden face's slot is None.  The slots
 stay put from move to move, so a move changes only the few faces it shows or covers (a list
 of just the visible faces would shift, and its diff would resend most of it).  Empty holes of
 level 0 are the positions of level 0 with no rotation.
+
+``legal_blocks`` and ``premoves`` are blocks of :func:`rules.api.move_blocks` (rotation and
+position joined by ``:``); the placements do not depend on the seat, so the premoves are
+the placements of the position (the swap is not queued).  ``cubes`` draws each rotation's
+three upper faces around the hexagon's centre, as ``faces`` would show a cube just placed (a
+rotation looks the same wherever it may go): a page previews a move with it.  ``frame`` is
+the board's outline and the edge along each side (:mod:`rules.geometry.trigrid`).  The
+``explanation`` (:func:`rules.api.explanation`) shows why the game ended: each enclosed group
+of at least ``-kill`` blobs, or the group that connects the three sides, as its blobs
+(``points``), the bands that join them (``links``) and the sides it touches.
 """
 
 from __future__ import annotations
@@ -78,6 +93,9 @@ from rules.api import (
     Outcome,
     PlainData,
     Seat,
+    explained_group,
+    explanation,
+    move_blocks,
     options_flags_text,
     options_from_flags,
 )
@@ -361,9 +379,16 @@ def to_data(state: State) -> PlainData:
         entries[p].get(r) or tables.position_entry(p, r) for p, r in enumerate(state.board)
     ]
     legal = None
+    legal_blocks = None
+    premoves: list[PlainData] = []
     if state.outcome is None:
-        texts = [str(m) for m in legal_moves(state)]
-        legal = texts if len(texts) <= LEGAL_TEXT_LIMIT else None
+        moves = list(legal_moves(state))
+        if len(moves) <= LEGAL_TEXT_LIMIT:
+            legal = [str(m) for m in moves]
+        placements = [(m.rotation, m.position) for m in moves if isinstance(m, Place)]
+        premoves = move_blocks(placements, ":")
+        if legal is None:
+            legal_blocks = premoves
     return {
         "game": NAME,
         "options": _options_text(state.options),
@@ -383,6 +408,11 @@ def to_data(state: State) -> PlainData:
         "positions": positions,
         "faces": _faces_data(tables, state),
         "legal": legal,
+        "legal_blocks": legal_blocks,
+        "premoves": premoves,
+        "cubes": tables.cubes,
+        "frame": tables.frame,
+        "explanation": None if state.outcome is None else _explanation(tables, state),
     }
 
 
@@ -553,6 +583,39 @@ class _Tables:
             {} for _ in range(grid.count)
         )
         self._face_entries: dict[int, dict[int, dict[str, PlainData]]] = {}
+        self.cubes: dict[str, list[PlainData]] = {
+            ROTATIONS[r]: self._cube_drawing(r) for r in range(len(ROTATIONS))
+        }
+        self.frame: dict[str, PlainData] = {
+            "outline": [list(point) for point in grid.outline],
+            "sides": {side: [list(a), list(b)] for side, (a, b) in grid.side_edges.items()},
+        }
+
+    def _cube_drawing(self, r: int) -> list[PlainData]:
+        """to_data's ``cubes`` entry of rotation ``r``: its faces around its hexagon's centre,
+        drawn on the tip hole (a rotation looks the same wherever it may go: the parity that
+        lets it go there gives its corners the same colours)."""
+        top = self.grid.level_positions[0][0]
+        cx, cy = self.grid.xy[top]
+        z = 0 if r < 4 else 1
+        faces = []
+        for x in range(3):
+            corners = self.face_corners[top * 3 + x]
+            faces.append(
+                {
+                    "face": SIDES[x],
+                    "corners": [
+                        [round(px - cx, 6), round(py - cy, 6)]
+                        for px, py in (point_xy(self.points[k]) for k in corners)
+                    ],
+                    "colours": [
+                        SEAT_NAMES[DARK if (self.parity[k] + z) % 2 == 0 else LIGHT]
+                        for k in corners
+                    ],
+                    "band": "TF" if self.band_tf[r][x] else "AB",
+                }
+            )
+        return faces
 
     def position_entry(self, p: int, r: int) -> dict[str, PlainData]:
         """The ``positions`` entry of ``p`` holding rotation ``r`` (or EMPTY); never mutate."""
@@ -699,10 +762,9 @@ def _judge(
         if len(enclosed) == 2:
             return Outcome(mover.other, "the mover enclosed groups of both colours")
         if enclosed:
-            (colour,) = enclosed
+            ((colour, size),) = enclosed.items()
             return Outcome(
-                colour.other,
-                f"enclosed a {SEAT_NAMES[colour]} group of at least {options.kill} blobs",
+                colour.other, f"enclosed a {SEAT_NAMES[colour].title()} group of {size} blobs"
             )
     if options.immediate_win:
         paths = _path_colours(tables, surface, options.join)
@@ -718,13 +780,14 @@ def _judge(
     return None
 
 
-def _enclosed_colours(tables: _Tables, surface: _Surface, p: int, kill: int) -> set[Seat]:
-    """The colours with an enclosed group of at least ``kill`` blobs through the new cube.
+def _enclosed_colours(tables: _Tables, surface: _Surface, p: int, kill: int) -> dict[Seat, int]:
+    """The colours with an enclosed group of at least ``kill`` blobs through the new cube,
+    with the size of the largest such group.
 
     Only groups with a blob on the new cube's hexagon can have changed (§3.5), so only they are
     searched; a group is enclosed when its closed blobs have no open neighbour.
     """
-    found: set[Seat] = set()
+    found: dict[Seat, int] = {}
     seen: set[int] = set()
     hexagon = {k for x in range(3) for k in tables.face_corners[p * 3 + x]}
     for start in hexagon:
@@ -733,8 +796,53 @@ def _enclosed_colours(tables: _Tables, surface: _Surface, p: int, kill: int) -> 
         region = graph.flood(start, surface, surface.is_closed)
         seen |= region
         if len(region) >= kill and not graph.boundary(region, surface):
-            found.add(surface.colour(start))
+            colour = surface.colour(start)
+            found[colour] = max(found.get(colour, 0), len(region))
     return found
+
+
+def _explanation(tables: _Tables, state: State) -> PlainData:
+    """Why the finished game ended (the module docstring says what is drawn).
+
+    The last cube decided the game, so the enclosed groups of at least ``-kill`` blobs on the
+    final surface are the ones it closed (without ``-fill_board``); else the game ended on a
+    path, and the groups shown are those of the colours that connect the three sides.
+    """
+    assert state.z is not None
+    options = state.options
+    surface = _Surface(tables, state.board, state.z)
+    found = graph.groups(surface.points(), surface)
+    shown = []
+    if not options.fill_board:
+        shown = [
+            g for g in found if len(g) >= options.kill and all(surface.is_closed(k) for k in g)
+        ]
+    if not shown:
+        join = options.join if options.immediate_win else "any"
+        colours = _path_colours(tables, surface, join)
+        shown = [
+            g
+            for g in found
+            if surface.colour(next(iter(g))) in colours and graph.connects(g, tables.rim_map, SIDES)
+        ]
+    points = tables.points
+    return explanation(
+        [
+            explained_group(
+                SEAT_NAMES[surface.colour(next(iter(group)))],
+                links=[
+                    (point_xy(points[k]), point_xy(points[j]))
+                    for k in sorted(group)
+                    for j in surface[k]
+                    if k < j and j in group
+                ],
+                points=[point_xy(points[k]) for k in sorted(group)],
+                sides=_sides_text(graph.sides_touched(group, tables.rim_map)),
+                size=len(group),
+            )
+            for group in shown
+        ]
+    )
 
 
 def _path_colours(tables: _Tables, surface: _Surface, join: str) -> set[Seat]:

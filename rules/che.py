@@ -71,6 +71,22 @@ Decisions where the spec leaves a choice or where this module departs from it:
   ``tiles`` the two letters that fit there (Light-dominant first).
 * ``bounds``: ``{"min_x", "min_y", "max_x", "max_y"}`` over tiles and candidates (cells).
 * ``legal``: every legal move text when there are at most 300, else None.
+* ``legal_blocks``: when ``legal`` is None, the legal moves as blocks
+  (:func:`rules.api.move_blocks`), or None where a turn places more than two tiles.  A turn
+  of two tiles has one block of every non-deciding tile (``parts[0]``) with every tile
+  (``parts[1]``), which also yields two tiles on one cell (not moves: drop them), a block
+  per cell of its non-deciding tiles with the tiles of the cells that touch only it, and the
+  deciding tiles alone; a tile move is ``N-placement``, a block per tile.  Each move of a
+  block is written in an order that can be played, which may not be the canonical one
+  (:func:`parse_move` takes any playable order).
+* ``premoves``: the moves of the seat that waits, as blocks (as if the next turn were its
+  own; none on the opening or where a turn places more than two tiles).
+* ``tile_pictures``: per letter, its dominant colour, the colours of its corners NW, NE, SE,
+  SW and its band, as a tile of that letter is drawn wherever it goes.
+* ``explanation`` (:func:`rules.api.explanation`) once the game is over: the closed regions
+  (or, under the New Rules, the regions too large), or when the tiles ran out the largest
+  region of each colour; each with its band cells (``cells``, ``"x,y"``), its bands
+  (``links``, corner to corner), its vertices (``points``) and its size in bands.
 
 :func:`from_data` reads ``options``, ``tiles`` (number, tile, x, y), ``turn``, ``supply``,
 ``last``, ``last_move``, ``movement_turns``, ``scores`` and ``outcome``; the rest is derived.
@@ -95,6 +111,9 @@ from rules.api import (
     Outcome,
     PlainData,
     Seat,
+    explained_group,
+    explanation,
+    move_blocks,
     options_flags_text,
     options_from_flags,
 )
@@ -139,6 +158,7 @@ FLAGS: Sequence[Flag] = (
         998,
         special=(-1, 999),
         help="tiles in the pool (default 48; -1 or 999 unlimited)",
+        names=((UNLIMITED, "unlimited"),),
     ),
     Flag("placements", "placements", None, 1, MAX_PLACEMENTS, help="tiles per turn (default 2)"),
     Flag("single", "placements", 1, help="one tile per turn"),
@@ -154,8 +174,24 @@ FLAGS: Sequence[Flag] = (
     Flag("no_move_anytime", "move_anytime", False, help="no tile moves before the pool is out"),
     Flag("num_free", "num_free", None, 0, 4, help="free sides a tile needs to be moved (1)"),
     Flag("free_corner", "free_corner", True, help="a tile needs a free corner to be moved"),
-    Flag("group_area", "group_area", None, 1, None, help="New Rules: lose at a group of n"),
-    Flag("group_extent", "group_extent", None, 1, None, help="New Rules: lose at extent n"),
+    Flag(
+        "group_area",
+        "group_area",
+        None,
+        1,
+        None,
+        help="New Rules: lose at a group of n",
+        names=((0, "off"),),
+    ),
+    Flag(
+        "group_extent",
+        "group_extent",
+        None,
+        1,
+        None,
+        help="New Rules: lose at extent n",
+        names=((0, "off"),),
+    ),
 )
 
 
@@ -439,7 +475,129 @@ def to_data(state: State) -> PlainData:
         "candidates": candidates,
         "bounds": {"min_x": min(xs), "min_y": min(ys), "max_x": max(xs), "max_y": max(ys)},
         "legal": legal,
+        "legal_blocks": None if legal is not None or state.outcome else _blocks(state),
+        "premoves": [] if state.outcome else _premoves(state),
+        "tile_pictures": _TILE_PICTURES,
+        "explanation": None if state.outcome is None else _explanation(state),
     }
+
+
+def _blocks(state: State) -> list[PlainData] | None:
+    """The legal moves as blocks (see the module docstring); None for more than two tiles."""
+    count = quota(state)
+    if count > 2 or (count and state.light_parity < 0):
+        return None
+    blocks: list[PlainData] = []
+    if count == 1:
+        blocks += [move_text(move) for move in _single_moves(state)]
+    elif count == 2:
+        blocks += _pair_blocks(state)
+    if count == 0 or state.options.move_anytime:
+        tile_moves = [(str(m.lifted), str(m.placements[0])) for m in _tile_moves(state)]
+        blocks += move_blocks(tile_moves, "-")
+    return blocks
+
+
+def _pair_blocks(state: State) -> list[PlainData]:
+    """The moves of a turn of two tiles as blocks; the same moves as :func:`_pair_moves`."""
+    lp = state.light_parity
+    frontier = state.frontier
+    masks = _decisive_masks(state)
+    candidates = set(frontier)
+    taken = state.board.keys() | candidates
+    deciding: list[PlainData] = []
+    free: list[str] = []
+    every: list[str] = []
+    joined_blocks: list[PlainData] = []
+    for cell, mask in zip(frontier, masks, strict=True):
+        row = _row(cell, lp)
+        texts = [str(p) for p in row.firsts]
+        every += texts
+        mine = [text for bit, text in enumerate(texts) if not mask >> bit & 1]
+        deciding += [text for bit, text in enumerate(texts) if mask >> bit & 1]
+        free += mine
+        if state.options.adjacent:
+            seconds = [other for other in row.around if other in candidates]
+        else:
+            seconds = []
+        seconds += [other for other in row.around if other not in taken]
+        if mine and seconds:
+            after = [str(p) for other in seconds for p in _row(other, lp).firsts]
+            joined_blocks.append({"parts": [mine, after], "join": ","})
+    if state.options.adjacent:
+        return deciding + joined_blocks
+    return deciding + [{"parts": [free, every], "join": ","}] + joined_blocks
+
+
+def _premoves(state: State) -> list[PlainData]:
+    """The moves of the seat that waits, as if the next turn were its own (none on the
+    opening, nor where a turn places more than two tiles)."""
+    if state.light_parity < 0:
+        return []
+    waiting = State(
+        state.options,
+        state.tiles,
+        state.turn + 1,
+        state.supply,
+        (),
+        state.last_move,
+        state.movement_turns,
+        None,
+        None,
+        state.board,
+        state.frontier,
+        state.light_parity,
+    )
+    return _blocks(waiting) or []
+
+
+def _explanation(state: State) -> PlainData:
+    """Why the game ended (see the module docstring); a draw with no region shows none."""
+    board = state.board
+    bands = _Bands(board)
+    options = state.options
+    starts = ((vertex, cell) for cell in board for vertex in corners(cell))
+    found = [
+        (_vertex_colour(vertex, state.light_parity), region, sorted(bands.band_cells(region)))
+        for vertex, region in _regions_from(bands, starts)
+    ]
+    shown = []
+    if state.scores is not None:
+        for colour in (LIGHT, DARK):
+            mine = [entry for entry in found if entry[0] == colour and entry[2]]
+            if mine:
+                shown.append(max(mine, key=lambda entry: len(entry[2])))
+    else:
+        for colour, region, cells in found:
+            too_large = options.group_rules and (
+                (options.group_area and len(cells) >= options.group_area)
+                or (options.group_extent and cells and _extent(cells) >= options.group_extent)
+            )
+            if too_large or _is_closed(board, region):
+                shown.append((colour, region, cells))
+    groups = []
+    for colour, region, cells in shown:
+        vertices = sorted(node if isinstance(node, int) else node[0] for node in region)
+        # A region of caps only (one full vertex) lies in the four cells around it.
+        held = cells or sorted(cells_around(vertices[0]))
+        groups.append(
+            explained_group(
+                COLOUR_NAMES[colour],
+                cells=["{},{}".format(*plane.xy(cell)) for cell in held],
+                links=[_band_segment(cell, board[cell]) for cell in cells],
+                points=[plane.xy(vertex) for vertex in vertices],
+                size=len(cells),
+            )
+        )
+    return explanation(groups)
+
+
+def _band_segment(cell: CellId, letter: int) -> tuple[tuple[float, float], tuple[float, float]]:
+    """The diagonal of a tile's band, from corner to corner."""
+    x, y = plane.xy(cell)
+    if _LEFT[letter]:
+        return (x, y), (x + 1, y + 1)
+    return (x + 1, y), (x, y + 1)
 
 
 @lru_cache(maxsize=256)
@@ -551,6 +709,20 @@ index (shared lists: plain data that nobody mutates)."""
 _FIT_LETTERS = tuple([LETTERS[c] for c in _fits(0, parity)] for parity in (0, 1))
 """to_data's two letters that fit a cell, by the same index."""
 _ANY_TILE = list(LETTERS)
+
+_TILE_PICTURES = {
+    LETTERS[letter]: {
+        "dominant": _DOMINANT_NAMES[letter],
+        "corners": [
+            _DOMINANT_NAMES[letter] if (corner in (0, 2)) == _LEFT[letter] else other
+            for corner in range(4)
+        ],
+        "band": "nw-se" if _LEFT[letter] else "ne-sw",
+    }
+    for letter in range(4)
+    for other in [COLOUR_NAMES[1 - _DOMINANT[letter]]]
+}
+"""to_data's ``tile_pictures``: a tile's band joins its two corners of the dominant colour."""
 
 
 def _light_parity(tiles: Sequence[tuple[CellId, int]]) -> int:
@@ -719,10 +891,9 @@ def _achieved(
     for vertex, region in _regions_from(bands, ((corner, cell) for corner in corners(cell))):
         colour = _vertex_colour(vertex, light_parity)
         name = COLOUR_NAMES[colour].title()
-        winner = COLOUR_NAMES[1 - colour].title()
         cells = bands.band_cells(region)
         if _is_closed(board, region):
-            wins[1 - colour] = f"{winner} surrounded a {name} region"
+            wins[1 - colour] = f"surrounded a {name} region"
         elif options.group_area and len(cells) >= options.group_area:
             wins[1 - colour] = f"a {name} group reached area {len(cells)}"
         elif options.group_extent and cells and _extent(cells) >= options.group_extent:

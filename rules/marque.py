@@ -56,6 +56,9 @@ the centre of base D at the origin):
 * ``occupied``: ``{"white": [letters], "black": [letters]}``, the bases each player occupies.
 * ``winning_group``: the labels of the winner's winning group, or None.
 * ``legal``: the legal move texts (empty once the game is over; never more than 138).
+* ``premoves``: the moves of the seat that waits, as if it were its turn.
+* ``explanation`` (:func:`rules.api.explanation`) once the game is over: the winning group
+  (``cells``, labels) and the bases it joins (``sides``, letters); a draw shows none.
 
 :func:`from_data` reads ``options``, ``pieces``, ``turn``, ``ply``, ``previous``,
 ``last_move``, ``last_mover``, ``passes``, ``captured`` and ``outcome``; the rest is derived.
@@ -76,6 +79,8 @@ from rules.api import (
     Outcome,
     PlainData,
     Seat,
+    explained_group,
+    explanation,
     options_flags_text,
     options_from_flags,
 )
@@ -238,7 +243,7 @@ def play(state: State, move: object) -> State:
     held = _held(group) if (group & _BASE_TRIANGLE_MASK).bit_count() >= 6 else 0
     other = _OTHER[seat]
     if _WINS[options.formation][held]:
-        won = Outcome(seat, f"{SEAT_NAMES[seat]} joined bases {_base_letters(held)}")
+        won = Outcome(seat, f"joined bases {_base_letters(held)}")
         return State(options, pieces, other, ply, previous, move, seat, (), captured, won)
     legal = _legal(opp, own, opp_chains, own_chains, False, previous[other])
     if legal:
@@ -362,7 +367,36 @@ def to_data(state: State) -> PlainData:
         if winning is None
         else sorted(winning, key=tiling.CELL_IDS.__getitem__),
         "legal": [_MOVE_TEXTS.get(move) or move_text(move) for move in legal_moves(state)],
+        "premoves": [_MOVE_TEXTS.get(move) or move_text(move) for move in _premoves(state)],
+        "explanation": None if state.outcome is None else _explanation(winner, winning),
     }
+
+
+def _explanation(winner: Seat | None, winning: frozenset[str] | None) -> PlainData:
+    """The winning group and the bases it holds (nothing to show for a draw)."""
+    if winner is None or winning is None:
+        return explanation([])
+    cells: list[str] = sorted(winning, key=tiling.CELL_IDS.__getitem__)
+    bases = _base_letters(_held(_mask(cells))).split(", ")
+    return explanation(
+        [explained_group(SEAT_NAMES[winner], cells=cells, sides=bases, size=len(cells))]
+    )
+
+
+def _premoves(state: State) -> list[Move]:
+    """The legal moves of the seat that waits, as if it were its turn (none once over)."""
+    if state.outcome is not None:
+        return []
+    other = _OTHER[state.turn]
+    chains = _chains(state)
+    return _legal(
+        state.pieces[other],
+        state.pieces[state.turn],
+        chains[other],
+        chains[state.turn],
+        False,
+        state.previous[other],
+    )
 
 
 def from_data(data: PlainData) -> State:

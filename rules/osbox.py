@@ -47,10 +47,19 @@ Decisions where the spec leaves a choice (all as in spec §0 and §15 unless sai
   ``die`` ``"e:TRB"``, ``ports`` ``"TRB"``, ``strands`` pairs of half-end labels
   (``[["T0", "B0"], ...]``) to draw the knot.
 * ``removed``: the dice the last move captured, same shape, for a fading trace.
-* ``legal``: the legal move texts (omitted once the game is over).
+* ``scored``: the cells of the knots the last move scored (their dice are gone with capture).
+* ``legal``: the legal move texts (None once the game is over); ``legal_blocks`` None (the
+  list is never long).
+* ``premoves``: the pushes of the seat that waits, as if it were its turn.
+* ``entering``: per side (``"top"``...) and face, the die that face becomes when pushed in
+  from that side (the shape of ``dice`` without ``cell``): a page previews a push with it.
+  Each entry of ``positions`` also has ``line``, the cells of its row or column in the order
+  a push moves along them.
+* ``explanation`` (:func:`rules.api.explanation`) once the board is full: the knots the last
+  push scored (their cells as ``cells``, the points as ``size``), if it scored.
 
 :func:`from_data` reads ``options``, ``dice``, ``to_move``, ``scores``, ``ply``,
-``last_move``, ``gained`` and ``removed``; the rest is derived.
+``last_move``, ``gained``, ``removed`` and ``scored``; the rest is derived.
 """
 
 from __future__ import annotations
@@ -68,6 +77,8 @@ from rules.api import (
     Outcome,
     PlainData,
     Seat,
+    explained_group,
+    explanation,
     options_flags_text,
     options_from_flags,
 )
@@ -151,7 +162,8 @@ class State:
     """A position: ``board`` holds a die kind per cell (0 = empty, see :func:`die_name`).
 
     ``seat`` is the side to move (None once the board is full); ``last``, ``gained`` and
-    ``removed`` (cell, kind) describe the last move, for display.
+    ``removed`` (cell, kind) and ``scored`` (the cells of the knots it scored) describe the
+    last move, for display.
     """
 
     options: Options
@@ -162,6 +174,7 @@ class State:
     last: Move | None = None
     gained: int = 0
     removed: tuple[tuple[int, int], ...] = ()
+    scored: tuple[int, ...] = ()
 
 
 # --- the dice ---------------------------------------------------------------------------------
@@ -433,6 +446,7 @@ def play(state: State, move: object) -> State:
         move,
         gained,
         removed,
+        tuple(sorted(captured)),
     )
 
 
@@ -441,11 +455,11 @@ def outcome(state: State) -> Outcome | None:
     if state.seat is not None:
         return None
     horz, vert = state.scores
-    score = f"{max(horz, vert)}-{min(horz, vert)}"
+    score = f"Horz {horz}, Vert {vert}"
     if horz == vert:
-        return Outcome(None, f"the board is full and the scores are equal, {score}")
+        return Outcome(None, f"the board is full and the scores are equal: {score}")
     winner = Seat.FIRST if horz > vert else Seat.SECOND
-    return Outcome(winner, f"the board is full; {SEAT_NAMES[winner].capitalize()} wins {score}")
+    return Outcome(winner, f"the board is full: {score}")
 
 
 def scores(state: State) -> tuple[int, int]:
@@ -496,9 +510,17 @@ def to_data(state: State) -> PlainData:
             {"cell": cell, **_DIE_DATA[kind]} for cell, kind in enumerate(state.board) if kind
         ],
         "removed": [{"cell": cell, **_DIE_DATA[kind]} for cell, kind in state.removed],
+        "scored": list(state.scored),
     }
+    data["legal"] = None
+    data["legal_blocks"] = None
+    data["premoves"] = []
     if state.seat is not None:
         data["legal"] = [move_text(move) for move in _legal(state)]
+        waiting = State(options, state.board, state.seat.other)
+        data["premoves"] = [move_text(move) for move in _legal(waiting)]
+    data["entering"] = _ENTERING
+    data["explanation"] = None if result is None else _explanation(state)
     return data
 
 
@@ -522,6 +544,7 @@ def _drawing(size: int, any_side: bool) -> tuple[list[PlainData], list[PlainData
             "y": grid.position_xy(place.number)[1],
             "cell": place.cells[0],
             "seats": sides_of[place.side],
+            "line": list(place.cells),
         }
         for place in grid.positions
     ]
@@ -561,6 +584,8 @@ def from_data(data: PlainData) -> State:
             last,
             int(data["gained"]),
             removed,
+            # Rooms stored before "scored" was written have none.
+            tuple(_cell_index(cell, size) for cell in data.get("scored", ())),
         )
     except (KeyError, TypeError, IndexError, AttributeError) as error:
         raise ValueError(f"not an {NAME} position: {error!r}") from error
@@ -636,6 +661,15 @@ def render(state: State) -> str:
 # --- private helpers ----------------------------------------------------------------------------
 
 
+def _explanation(state: State) -> PlainData:
+    """The knots that the last push scored, if it scored (to_data's docstring)."""
+    if not state.gained:
+        return explanation([])
+    mover = Seat.FIRST if state.ply % 2 else Seat.SECOND
+    cells = list(state.scored)
+    return explanation([explained_group(SEAT_NAMES[mover], cells=cells, size=state.gained)])
+
+
 def _legal(state: State) -> tuple[Move, ...]:
     seat = state.seat
     if seat is None:
@@ -676,6 +710,10 @@ def _die_drawing(kind: int) -> dict[str, PlainData]:
 _DIE_DATA: tuple[dict[str, PlainData], ...] = tuple(
     _die_drawing(kind) if kind else {} for kind in range(len(KIND_NAMES))
 )
+_ENTERING: dict[str, dict[str, PlainData]] = {
+    side.label: {face: _DIE_DATA[entering_die(face, side)] for face in FACES} for side in Side
+}
+"""to_data's ``entering``: the die each face becomes when pushed in from each side."""
 
 
 def _cell_index(value: object, size: int) -> int:

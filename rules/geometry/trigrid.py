@@ -38,7 +38,9 @@ API (``g = pyramid(n)``, ``p`` a position id, ``0 <= p < g.count``):
 * Drawing (§1.3, pbmserv orientation, circumradius 1, **y pointing up**): ``g.xy[p]`` is the
   centre of the hexagon of ``p``; :func:`point_xy` projects any lattice point.  The hexagon's
   vertices are the centre plus ``(1, 0)``, ``(1/2, ±sqrt3/2)``, ``(-1/2, ±sqrt3/2)``,
-  ``(-1, 0)``.
+  ``(-1, 0)``.  ``g.outline`` is the board's outline (the convex hull of the board holes'
+  hexagons, counter-clockwise) and ``g.side_edges`` the edge of that outline along each side
+  (§1.6), for drawing the board and its sides.
 
 ``occupied`` arguments are predicates over position ids, ``Callable[[int], object]`` (read as
 truth values: ``bytes.__getitem__`` of a board will do).
@@ -126,6 +128,8 @@ class Pyramid:
         "slopes",
         "xy",
         "face_corners",
+        "outline",
+        "side_edges",
         "_ids",
         "_by_uvw",
         "_by_label",
@@ -214,6 +218,15 @@ class Pyramid:
             (_face_corners(t, 0), _face_corners(t, 1), _face_corners(t, 2)) for t in self.uvw
         )
         self._sides_up_to: dict[int, tuple[frozenset[str], ...]] = {}
+        hexagons = [
+            (x + dx, y + dy)
+            for x, y in (self.xy[p] for p in self.level_positions[0])
+            for dx, dy in _HEXAGON
+        ]
+        self.outline: tuple[tuple[float, float], ...] = _hull(hexagons)
+        self.side_edges: dict[str, tuple[tuple[float, float], tuple[float, float]]] = {
+            SIDES[x]: edge for x in AXES for edge in _edges(self.outline) if _faces(edge, x)
+        }
 
     def __repr__(self) -> str:
         return f"pyramid({self.n})"
@@ -306,6 +319,52 @@ def _face_corners(top: Point, axis: int) -> FaceCorners:
 
 def _shift(point: Point, axis: int) -> Point:
     return (point[0] + (axis == 0), point[1] + (axis == 1), point[2] + (axis == 2))
+
+
+_HEXAGON = tuple(
+    (round(math.cos(math.pi * k / 3), 12), round(math.sin(math.pi * k / 3), 12)) for k in range(6)
+)
+"""A hexagon's vertices around its centre (circumradius 1), counter-clockwise from the right."""
+_SIDE_NORMALS = ((-1.0, 0.0), (0.5, -_HALF_SQRT3), (0.5, _HALF_SQRT3))
+"""The outward normal of the outline along each side: U left, V bottom, W top (§1.6)."""
+
+
+def _hull(points: Iterable[tuple[float, float]]) -> tuple[tuple[float, float], ...]:
+    """The convex hull of ``points``, counter-clockwise, without collinear points."""
+    unique = sorted({(round(x, 9), round(y, 9)) for x, y in points})
+    if len(unique) < 3:
+        return tuple(unique)
+
+    def chain(ordered: list[tuple[float, float]]) -> list[tuple[float, float]]:
+        found: list[tuple[float, float]] = []
+        for point in ordered:
+            while len(found) >= 2 and _cross(found[-2], found[-1], point) <= 1e-6:
+                found.pop()
+            found.append(point)
+        return found[:-1]
+
+    return tuple(chain(unique) + chain(unique[::-1]))
+
+
+def _cross(o: tuple[float, float], a: tuple[float, float], b: tuple[float, float]) -> float:
+    return (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0])
+
+
+def _edges(
+    outline: tuple[tuple[float, float], ...],
+) -> list[tuple[tuple[float, float], tuple[float, float]]]:
+    return [(outline[i], outline[(i + 1) % len(outline)]) for i in range(len(outline))]
+
+
+def _faces(edge: tuple[tuple[float, float], tuple[float, float]], axis: int) -> bool:
+    """Whether the outline edge (counter-clockwise) faces outward along side ``axis``."""
+    (x1, y1), (x2, y2) = edge
+    length = math.hypot(x2 - x1, y2 - y1)
+    if length == 0:
+        return False
+    normal = ((y2 - y1) / length, (x1 - x2) / length)
+    want = _SIDE_NORMALS[axis]
+    return abs(normal[0] - want[0]) < 1e-6 and abs(normal[1] - want[1]) < 1e-6
 
 
 def _present(ids: Iterable[int | None]) -> tuple[int, ...]:

@@ -105,7 +105,7 @@ async def open_page(chromium: Browser, server: RunningServer) -> AsyncIterator[O
     errors: list[str] = []
 
     async def open_(path: str, player: Player | None = None, phone: bool = False) -> Page:
-        viewport = {"width": 390, "height": 844} if phone else {"width": 1100, "height": 800}
+        viewport = {"width": 390, "height": 844} if phone else {"width": 1280, "height": 800}
         context = await chromium.new_context(
             viewport=viewport,  # type: ignore[arg-type]
             is_mobile=phone,

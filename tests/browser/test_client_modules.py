@@ -103,20 +103,22 @@ BOARD = """async () => {
     const host = document.createElement("div");
     document.body.append(host);
     window.chosen = [];
-    const view = new BoardView(host, (key) => window.chosen.push(key));
-    window.layout = (pieces) => ({
+    const view = new BoardView(host, { choose: (key, how) => window.chosen.push([key, how]) });
+    const square = (x, y) => ({ points: [[x, y], [x + 1, y], [x + 1, y + 1], [x, y + 1]] });
+    window.scene = (pieces) => ({
         viewBox: [0, 0, 4, 4],
-        items: [
-            ...pieces.map((id, i) => ({
-                tag: "circle", piece: id, attrs: { cx: i + 0.5, cy: 0.5, r: 0.4 },
-            })),
-            { tag: "rect", attrs: { x: 0, y: 2, width: 1, height: 1 },
-              target: { key: "c3", state: "legal", label: "cell c3" } },
+        items: pieces.map((id, i) => ({
+            tag: "circle", piece: id, attrs: { cx: i + 0.5, cy: 0.5, r: 0.4 },
+        })),
+        overlay: [],
+        targets: [
+            { key: "c3", shape: square(0, 2), state: "idle", label: "cell c3" },
+            { key: "d3", shape: square(3, 2), state: "idle", label: "cell d3" },
         ],
     });
     window.view = view;
-    view.render(window.layout(["a", "b"]));
-    view.render(window.layout(["a"]));
+    view.render(window.scene(["a", "b"]));
+    view.render(window.scene(["a"]));
 }"""
 
 
@@ -127,7 +129,93 @@ async def test_board_fades_removed_pieces_and_plays_targets_by_keyboard(page: Pa
     target = page.get_by_role("button", name="cell c3")
     await target.focus()
     await page.keyboard.press("Enter")
-    await page.keyboard.press(" ")
-    assert await page.evaluate("window.chosen") == ["c3", "c3"]
-    await page.evaluate("window.view.render(window.layout(['a']))")
-    await expect(target).to_be_focused()  # a redraw keeps the keyboard player's place
+    await page.keyboard.press("ArrowRight")  # the focus moves to the target on the right
+    await expect(page.get_by_role("button", name="cell d3")).to_be_focused()
+    await page.keyboard.press("Enter")
+    assert await page.evaluate("window.chosen") == [["c3", "key"], ["d3", "key"]]
+    await page.evaluate("window.view.render(window.scene(['a']))")
+    await expect(page.get_by_role("button", name="cell d3")).to_be_focused()  # kept on redraw
+
+
+MOVES = """async (texts) => {
+    const { MoveSet } = await import("/moves.js");
+    const che = await import("/games/che.js");
+    const set = new MoveSet(texts, che.split);
+    const next = (steps) => Object.fromEntries(set.next(steps));
+    const a = { key: "0,0", choice: "a" };
+    const b = { key: "1,0", choice: "b" };
+    return {
+        size: set.size,
+        first: next([]),
+        afterB: next([b]),
+        exactAB: set.exact([b, a])?.text ?? null,
+        exactA: set.exact([a])?.text ?? null,
+        continuesA: set.continues([a]),
+    };
+}"""
+
+
+async def test_a_move_set_offers_the_steps_of_the_listed_moves_in_any_order(page: Page) -> None:
+    """Che's placements may be chosen in any order; a pair met twice is one move; a text that
+    names one cell twice is none."""
+    texts = ["a(0,0),b(1,0)", "b(1,0),a(0,0)", "a(0,0)", "a(0,0),c(0,0)", "d(0,1),b(1,0)"]
+    result = await page.evaluate(MOVES, texts)
+    assert result["size"] == 3
+    assert result["first"] == {"0,0": ["a"], "1,0": ["b"], "0,1": ["d"]}
+    assert result["afterB"] == {"0,0": ["a"], "0,1": ["d"]}
+    assert result["exactAB"] == "a(0,0),b(1,0)"
+    assert result["exactA"] == "a(0,0)" and result["continuesA"] is True
+
+
+async def test_expand_blocks_is_the_twin_of_the_rules(page: Page) -> None:
+    """The page expands the server's blocks into the same move texts as the rules do."""
+    from rules import find_game
+    from rules.api import expand_blocks
+    from tests.browser.gestures import random_moves
+
+    for game, options, plies in (("che", "", 3), ("ankor", "", 30), ("boche", "-size=8", 0)):
+        rules = find_game(game)
+        state = rules.new_game(rules.parse_options(options))
+        for text in random_moves(game, options, plies, seed=1):
+            state = rules.play(state, rules.parse_move(state, text))
+        data = rules.to_data(state)
+        blocks = data["legal_blocks"] or data["premoves"]
+        assert blocks, game
+        texts = await page.evaluate(
+            "async (blocks) => (await import('/moves.js')).expandBlocks(blocks)", blocks
+        )
+        assert texts == list(expand_blocks(blocks)), game
+
+
+async def test_the_page_says_clocks_and_results_in_words(page: Page) -> None:
+    said = await page.evaluate(
+        """async () => {
+            const { clockText, resultText } = await import("/room.js");
+            const label = (seat) => ["Light", "Dark"][seat];
+            return [
+                clockText(86400, "correspondence"),
+                clockText(2 * 86400 + 3 * 3600, "correspondence"),
+                clockText(3600 * 5 + 60 * 7, "correspondence"), clockText(61, "correspondence"),
+                clockText(3725), clockText(65), clockText(9.44),
+                resultText({ winner: 0, reason: "enclosed a Dark group of 4 blobs" }, label),
+                resultText({ winner: null, reason: "aborted" }, label),
+                resultText({ winner: 1, reason: "resignation" }, label),
+                resultText({ winner: 0, reason: "time" }, label),
+                resultText({ winner: null, reason: "agreement" }, label),
+            ];
+        }"""
+    )
+    assert said == [
+        "1 day",
+        "2 days 3 h",
+        "5 h 07 min",
+        "1 minute",
+        "1:02:05",
+        "1:05",
+        "0:09.4",
+        "Light wins: enclosed a Dark group of 4 blobs.",
+        "Game aborted.",
+        "Light resigned: Dark wins.",
+        "Dark ran out of time: Light wins.",
+        "Draw by agreement.",
+    ]

@@ -12,7 +12,7 @@ from playwright.async_api import expect
 
 from lobby.identity import new_guest
 from tests.browser.conftest import Opener
-from tests.browser.test_play import mover, play_a_move
+from tests.browser.gestures import click_a_move, mover
 
 LOBBY_EVENTS = Path(__file__).resolve().parents[1] / "server" / "fixtures" / "lobby_events.json"
 
@@ -53,23 +53,23 @@ async def test_a_challenge_made_in_one_page_is_accepted_in_another_and_watched(
         await expect(page).to_have_url(f"{page.url.split('#')[0]}#/room/{challenge}")
         await expect(page.locator(".turn")).not_to_have_text("Joining…")
     rng = random.Random(4)
-    assert await mover([ann_page, bob_page]) is ann_page
+    assert await mover([ann_page, bob_page], 0) is ann_page
     await expect(ann_page.locator("button.abort")).to_be_visible()
     await expect(ann_page.locator("button.draw-offer")).to_be_visible()
-    await play_a_move(ann_page, 0, rng)
-    await expect(bob_page.locator(".moves li")).to_have_count(1)
+    await click_a_move(ann_page, rng, phone=False)
+    await expect(bob_page.locator(".moves .move")).to_have_count(1)
 
     # Eve sees the live game in the list, then watches it.
     game = eve_page.locator(f'.live-games li[data-room="{challenge}"]')
     await expect(game).to_contain_text("move 1")
     await expect(game).to_contain_text(ann.name)
     await game.get_by_role("link", name="Watch").click()
-    await expect(eve_page.locator(".moves li")).to_have_count(1)
+    await expect(eve_page.locator(".moves .move")).to_have_count(1)
     await expect(eve_page.locator("button.abort")).to_be_hidden()  # a spectator has no actions
     await expect(ann_page.locator(".spectators")).to_have_text("1 watching")
-    assert await mover([ann_page, bob_page]) is bob_page
-    await play_a_move(bob_page, 1, rng)
-    await expect(eve_page.locator(".moves li")).to_have_count(2)
+    assert await mover([ann_page, bob_page], 1) is bob_page
+    await click_a_move(bob_page, rng, phone=True)
+    await expect(eve_page.locator(".moves .move")).to_have_count(2)
 
 
 async def test_an_account_registers_and_offers_a_draw_that_is_accepted(
@@ -95,14 +95,14 @@ async def test_an_account_registers_and_offers_a_draw_that_is_accepted(
     await expect(bob_page.locator(".offer")).to_have_text("Your opponent offers a draw.")
     await artifacts_shot(bob_page, artifacts / "room-draw-offer.png")
     await bob_page.locator("button.draw-accept").click()
-    await expect(ann_page.locator(".turn")).to_contain_text("a draw (agreement)")
+    await expect(ann_page.locator(".turn")).to_have_text("Draw by agreement.")
     await ann_page.locator("button.rematch").click()
     await expect(bob_page.locator(".offer")).to_have_text("Your opponent asks for a rematch.")
     old = bob_page.url
     await bob_page.locator("button.rematch").click()
     for page in (ann_page, bob_page):
         await expect(page).not_to_have_url(old)
-        await expect(page.locator(".moves li")).to_have_count(0)
+        await expect(page.locator(".moves .move")).to_have_count(0)
         await expect(page.locator(".turn")).not_to_have_text("Joining…")
 
 
@@ -125,3 +125,25 @@ async def test_connection_js_applies_lobby_events_as_the_python_client_does(
         case,
     )
     assert result == case["after"]
+
+
+async def test_che_can_be_challenged_with_its_defaults_and_an_unlimited_pool(
+    open_page: Opener,
+) -> None:
+    """Options that default to 'off' start empty (the form used to block them), and the
+    unlimited pool is a box to tick."""
+    page = await open_page("/#/", player=new_guest())
+    await page.get_by_label("Game", exact=True).select_option("che")
+    area = page.locator("#option-group_area")
+    await expect(area).to_have_value("")
+    await expect(area).to_have_attribute("placeholder", "off")
+    await page.get_by_role("button", name="Challenge").click()
+    mine = page.locator(".outgoing li.challenge")
+    await expect(mine).to_have_count(1)
+    await expect(mine.locator(".game")).to_have_text("Che")
+    await expect(mine.locator(".options")).to_have_count(0)  # the defaults: no flags
+    await page.get_by_label("unlimited").check()
+    await expect(page.locator("#option-num_tiles")).to_be_disabled()
+    await page.get_by_role("button", name="Challenge").click()
+    await expect(mine).to_have_count(2)
+    await expect(mine.nth(1)).to_contain_text("-num_tiles=-1")

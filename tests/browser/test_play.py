@@ -1,8 +1,10 @@
-"""Every game played in the browser: two players click moves on the board, a third page watches.
+"""Whole games of every game played on the page by pointer only, with a spectator following.
 
-Moves are chosen the way a player chooses them: a highlighted target on the board, then a
-palette button when the page offers one; the first move of each game is made with the
-keyboard only (focus, Enter).  Screenshots of each board go to ``artifacts/browser/``.
+One player uses a desktop (1280x800: hover, the wheel, clicks), the other a phone (390x844:
+taps, the palette's pictures); each picks a random move among those the page offers, so the
+server refusing any of them fails the test.  At the end the result is said in words and
+drawn on the board, and the finished game replays by arrow keys.  Screenshots of every board
+(start, mid-game, the end, the phone) go to ``artifacts/browser/``.
 """
 
 from __future__ import annotations
@@ -16,105 +18,89 @@ from playwright.async_api import Page, expect
 
 from lobby.identity import new_guest
 from tests.browser.conftest import Opener, room_for
+from tests.browser.gestures import click_a_move, mover
 
-GAMES = ["boche", "che", "osbox", "ankor", "marque"]
-MOVES = 6
-
-
-async def choose_move(page: Page, keyboard: bool, rng: random.Random) -> None:
-    """Builds and sends one move on ``page`` by choosing targets, then a palette entry."""
-    for _ in range(8):
-        palette = page.locator(".palette:not([hidden]) button[data-move]")
-        if await palette.count() > 0:
-            await press(page, palette.nth(rng.randrange(await palette.count())), keyboard)
-            return
-        targets = page.locator("svg.board .target-legal")
-        await press(page, targets.nth(rng.randrange(await targets.count())), keyboard)
-        still_building = page.locator("svg.board .target-pending")
-        if await still_building.count() == 0 and await palette.count() == 0:
-            return  # one target was the whole move: it has been sent
-    raise AssertionError("no move was completed after 8 choices")
+GAMES = {
+    "boche": "-size=4",
+    "che": "-num_tiles=16",
+    "osbox": "",
+    "ankor": "-size=3",
+    "marque": "-any_2",
+}
+"""Options that keep a whole random game short; the rules are the same at every size."""
+MAX_PLIES = 160
 
 
-async def play_a_move(page: Page, ply: int, rng: random.Random) -> None:
-    """Chooses moves until the server takes one: offered moves are a superset where the
-    server sent no legal list (Che's larger turns), so a refusal is possible and is shown."""
-    errors = page.locator(".errors .error")
-    for _ in range(10):
-        await choose_move(page, ply == 0, rng)
-        moved = page.locator(".moves li").nth(ply)
-        await expect(moved.or_(errors.first)).to_be_attached()
-        if await moved.count() > 0:
-            return
-        assert await errors.first.get_attribute("data-code") == "illegal_move"
-        await page.locator(".errors .dismiss").first.click()
-    raise AssertionError("the server refused ten moves in a row")
-
-
-async def press(page: Page, locator: object, keyboard: bool) -> None:
-    if keyboard:
-        await locator.focus()  # type: ignore[attr-defined]
-        await page.keyboard.press("Enter")
-    else:
-        await locator.click()  # type: ignore[attr-defined]
-
-
-async def mover(pages: list[Page]) -> Page:
-    """The player page whose turn it is (its turn line says so)."""
-    for _ in range(2):
-        for page in pages:
-            if (await page.locator(".turn").inner_text()).startswith("Your turn"):
-                return page
-        await expect(pages[0].locator(".turn")).not_to_have_text("Joining…")
-    texts = [await page.locator(".turn").inner_text() for page in pages]
-    errors = [await page.locator(".errors").inner_text() for page in pages]
-    raise AssertionError(f"neither player page says it is their turn: {texts} {errors}")
-
-
-async def move_texts(page: Page) -> list[str]:
-    return await page.locator(".moves li").all_inner_texts()
-
-
-@pytest.mark.parametrize("game", GAMES)
-async def test_two_players_click_moves_and_a_spectator_sees_them(
+@pytest.mark.parametrize("game", sorted(GAMES))
+async def test_a_whole_game_by_pointer_with_a_spectator(
     game: str, redis_client: aioredis.Redis, open_page: Opener, artifacts: Path
 ) -> None:
-    room, first, second = await room_for(redis_client, game)
+    room, first, second = await room_for(redis_client, game, GAMES[game])
     path = f"/#/room/{room}"
-    players = [await open_page(path, first), await open_page(path, second)]
-    watcher = await open_page(path, phone=True)
+    desktop = await open_page(path, first)
+    phone = await open_page(path, second, phone=True)
+    watcher = await open_page(path)
     await watcher.get_by_role("button", name="Play as a guest").click()
+    players = [desktop, phone]
     for page in [*players, watcher]:
-        await expect(page.locator(".players li")).to_have_count(2)
-    await expect(watcher.locator(".turn")).to_contain_text("to move")
-    for page in players:
-        await expect(page.locator(".spectators")).to_have_text("1 watching")
-    await expect(watcher.locator("svg.board .target")).to_have_count(0)
-    assert await watcher.locator(".resign").is_hidden()
+        await expect(page.locator(".player")).to_have_count(2)
+    await expect(watcher.locator("svg.board .targets [data-target]")).to_have_count(0)
+    await desktop.locator("svg.board").screenshot(path=artifacts / f"{game}-start.png")
 
     rng = random.Random(game)
-    for ply in range(MOVES):
-        if (await watcher.locator(".turn").inner_text()).startswith("Game over"):
-            break
-        page = await mover(players)
-        other = players[1 - players.index(page)]
-        await expect(other.locator("svg.board .target")).to_have_count(0)
-        if ply == 1 and await page.locator(".swap").is_visible():
-            names = await watcher.locator(".players .name").all_inner_texts()
-            await page.locator(".swap").click()
-            await expect(watcher.locator(".players .name")).to_have_text(names[::-1])
-        else:
-            await play_a_move(page, ply, rng)
-        for each in [*players, watcher]:
-            await expect(each.locator(".moves li")).to_have_count(ply + 1)
-        if (await move_texts(watcher))[-1] != "swap":
-            await expect(watcher.locator("svg.board .last").first).to_be_attached()
+    plies = 0
+    while not await over(watcher) and plies < MAX_PLIES:
+        page = await mover(players, plies)
+        await click_a_move(page, rng, phone=page is phone)
+        plies += 1
+        await expect(watcher.locator(".moves .move")).to_have_count(plies)
+        assert await page.locator(".errors .error").count() == 0, await page.locator(
+            ".errors"
+        ).inner_text()
+        if plies == 6:
+            await desktop.screenshot(path=artifacts / f"{game}-midgame-desktop.png")
+    assert await over(watcher), f"no result after {plies} moves"
 
-    record = await move_texts(watcher)
-    assert len(record) >= 3
-    assert record == await move_texts(players[0]) == await move_texts(players[1])
-    await players[0].locator("svg.board").screenshot(path=artifacts / f"{game}-board.png")
-    await watcher.screenshot(path=artifacts / f"{game}-phone.png", full_page=True)
+    words = await watcher.locator(".turn").inner_text()
+    assert words.endswith(".") and ("wins" in words or "Draw" in words), words
+    for page in [*players, watcher]:
+        await expect(page.locator(".turn")).to_have_text(words)
+    if "wins" in words and game != "osbox":  # Osbox shows a knot only if the last push scored
+        await expect(
+            watcher.locator("svg.board .explained-cell, svg.board .explained-point").first
+        ).to_be_attached()
+    records = [await page.locator(".moves .move").all_inner_texts() for page in [*players, watcher]]
+    assert records[0] == records[1] == records[2] and len(records[0]) == plies
+    await desktop.screenshot(path=artifacts / f"{game}-end.png")
+    await desktop.locator("svg.board").screenshot(path=artifacts / f"{game}-end-board.png")
+    await phone.screenshot(path=artifacts / f"{game}-phone.png", full_page=True)
+    await replay_by_arrow_keys(desktop, plies, artifacts / f"{game}-replay.png")
+
+
+async def over(page: Page) -> bool:
+    return await page.locator('.turn[data-over="true"]').count() > 0
+
+
+async def replay_by_arrow_keys(page: Page, plies: int, screenshot: Path) -> None:
+    """Home shows the start, the arrows step through the moves, End comes back to the end."""
+    pieces = page.locator("svg.board").locator(".face, .cube, .tile, .die:not(.trace), .piece")
+    live_pieces = await pieces.count()
+    await page.locator("h1").click()  # the keys step through moves outside the board
+    await page.keyboard.press("Home")
+    await expect(page.locator(".moves .move.current")).to_have_count(0)
+    await expect(pieces).to_have_count(0)
+    await expect(page.locator(".replay-banner")).to_contain_text(f"Move 0 of {plies}")
+    await page.keyboard.press("ArrowRight")
+    await expect(page.locator(".moves .move.current")).to_have_attribute("data-ply", "1")
+    await expect(page.locator("svg.board .last").first).to_be_attached()
+    await page.keyboard.press("ArrowRight")
+    await page.keyboard.press("ArrowLeft")
+    await expect(page.locator(".moves .move.current")).to_have_attribute("data-ply", "1")
+    await page.screenshot(path=screenshot)
+    await page.keyboard.press("End")
+    await expect(page.locator(".replay-banner")).to_be_hidden()
+    await expect(page.locator(".moves .move.current")).to_have_attribute("data-ply", str(plies))
+    await expect(pieces).to_have_count(live_pieces)
 
 
 async def test_a_bad_typed_move_shows_the_servers_error(
@@ -123,12 +109,13 @@ async def test_a_bad_typed_move_shows_the_servers_error(
     room, first, _second = await room_for(redis_client, "osbox")
     page = await open_page(f"/#/room/{room}", first)
     await expect(page.locator(".turn")).to_have_text("Your turn (Horz).")
+    await page.get_by_text("Type a move").click()
     await page.get_by_label("Move in the game's notation").fill("z99")
-    await page.get_by_role("button", name="Play").click()
+    await page.get_by_role("button", name="Play", exact=True).click()
     error = page.locator(".errors .error")
     await expect(error).to_have_attribute("data-code", "invalid_move")
     await expect(error).to_contain_text("Not a move")
-    await expect(page.locator(".moves li")).to_have_count(0)
+    await expect(page.locator(".moves .move")).to_have_count(0)
 
 
 async def test_resigning_takes_two_clicks_and_ends_the_game_for_both(
@@ -141,9 +128,10 @@ async def test_resigning_takes_two_clicks_and_ends_the_game_for_both(
     await resigner.locator(".resign").click()
     await expect(resigner.locator(".resign")).to_have_text("Really resign?")
     await resigner.locator(".resign").click()
-    await expect(winner.locator(".turn")).to_have_text("Game over: you win (resignation).")
+    await expect(winner.locator(".turn")).to_have_text("White resigned: Black wins.")
+    await expect(winner.locator(".player.winner .you")).to_be_visible()
     await expect(resigner.locator(".resign")).to_be_hidden()
-    await expect(resigner.locator("svg.board .target")).to_have_count(0)
+    await expect(resigner.locator("svg.board .targets [data-target]")).to_have_count(0)
 
 
 async def test_an_unknown_room_is_reported_on_the_page(open_page: Opener) -> None:

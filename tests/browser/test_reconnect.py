@@ -24,9 +24,10 @@ RELEASE = """() => {
 
 
 async def click_a_move(page: Page) -> None:
-    """One Osbox move by clicking: a side position, then the first face of the palette."""
-    await page.locator("svg.board .target-legal").first.click()
-    await page.locator(".palette button[data-move]").first.click()
+    """One Osbox move by clicking a side position: the face the preview shows is pushed."""
+    target = page.locator("svg.board .targets [data-target]").first
+    await target.hover()
+    await target.click()
 
 
 async def test_a_cut_socket_shows_reconnecting_then_catches_up_on_missed_moves(
@@ -46,18 +47,18 @@ async def test_a_cut_socket_shows_reconnecting_then_catches_up_on_missed_moves(
     await expect(badge).to_have_attribute("data-status", "reconnecting")
     await expect(badge).to_contain_text("Reconnecting")
     await click_a_move(vert)
-    await expect(vert.locator(".moves li")).to_have_count(2)
+    await expect(vert.locator(".moves .move")).to_have_count(2)
     await horz.wait_for_function("window.reconnectHeld === true")
-    assert await horz.locator(".moves li").count() == 1
+    assert await horz.locator(".moves .move").count() == 1
     await horz.evaluate(RELEASE)
     await expect(badge).to_have_attribute("data-status", "open")
-    await expect(horz.locator(".moves li")).to_have_count(2)
+    await expect(horz.locator(".moves .move")).to_have_count(2)
     assert (
-        await horz.locator(".moves li").all_inner_texts()
-        == await vert.locator(".moves li").all_inner_texts()
+        await horz.locator(".moves .move").all_inner_texts()
+        == await vert.locator(".moves .move").all_inner_texts()
     )
     await click_a_move(horz)  # and it can play on
-    await expect(vert.locator(".moves li")).to_have_count(3)
+    await expect(vert.locator(".moves .move")).to_have_count(3)
     assert await horz.evaluate("window.sameDocument") == "yes"
 
 
@@ -73,7 +74,7 @@ async def test_pages_reconnect_after_the_server_restarts(
     watcher = await open_page(f"/#/room/{room}")
     await watcher.get_by_role("button", name="Play as a guest").click()
     await click_a_move(horz)
-    await expect(watcher.locator(".moves li")).to_have_count(1)
+    await expect(watcher.locator(".moves .move")).to_have_count(1)
     for page in (horz, vert, watcher):
         await page.evaluate(MARK)
 
@@ -87,7 +88,7 @@ async def test_pages_reconnect_after_the_server_restarts(
                 "data-status", "open", timeout=15_000
             )
         await click_a_move(vert)
-        await expect(watcher.locator(".moves li")).to_have_count(2)
+        await expect(watcher.locator(".moves .move")).to_have_count(2)
         await expect(horz.locator(".turn")).to_have_text("Your turn (Horz).")
         for page in (horz, vert, watcher):
             assert await page.evaluate("window.sameDocument") == "yes"

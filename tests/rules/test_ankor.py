@@ -498,7 +498,7 @@ def test_to_data_describes_every_position_for_drawing() -> None:
     assert by_label["2c3"]["faces"] == "UVW"
     assert by_label["e3"]["faces"] == ""  # carries 1d2, 1d3 and 1e3
     assert by_label["a1"]["owner"] is None and by_label["a1"]["faces"] == ""
-    assert data["outcome"] == {"winner": "blue", "reason": "Blue connects the three sides"}
+    assert data["outcome"] == {"winner": "blue", "reason": "connected the three sides"}
     assert data["to_move"] is None and data["legal"] == []
     assert ankor.from_data(data) == state
 

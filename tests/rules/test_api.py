@@ -82,6 +82,7 @@ def test_describe_flags_is_plain_data() -> None:
         "maximum": None,
         "special": [],
         "help": "",
+        "names": [],
     }
 
 
@@ -98,3 +99,8 @@ def test_swap_is_legal_only_as_the_second_move_when_enabled() -> None:
 def test_find_game_refuses_an_unknown_name() -> None:
     with pytest.raises(ValueError, match="unknown game 'chess'"):
         find_game("chess")
+
+
+def test_describe_flags_gives_the_words_for_special_numbers() -> None:
+    (tiles,) = [f for f in describe_flags(find_game("che").FLAGS) if f["name"] == "num_tiles"]
+    assert tiles["names"] == [[-1, "unlimited"]] and -1 in tiles["special"]

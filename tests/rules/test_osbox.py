@@ -351,6 +351,7 @@ def test_to_data_carries_the_drawing() -> None:
         "y": 1,
         "cell": 4,
         "seats": ["horz"],
+        "line": [4, 5, 6, 7],
     }
     assert data["dice"] == [
         {"cell": 4, "die": "a:R", "face": "a", "ports": "R", "strands": [["R0", "R1"]]},
@@ -367,7 +368,7 @@ def test_to_data_of_a_finished_game_has_the_outcome_and_no_legal_list() -> None:
     state = position("-size=2", {"0,0": "c:RB", "0,1": "c:BL", "1,0": "a:T"}, scores=(5, 5))
     data = osbox.to_data(osbox.play(state, osbox.Move("a", 4)))
     assert data["outcome"]["winner"] is None and data["to_move"] is None
-    assert "legal" not in data
+    assert data["legal"] is None and data["premoves"] == []
 
 
 @pytest.mark.parametrize(
