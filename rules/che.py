@@ -12,11 +12,12 @@ Regions are the components of the graph whose nodes are vertices (split in two w
 diagonally opposite cells are occupied) and whose edges are bands (§6.2); a region's size is
 its number of bands, and it is closed when all its vertices have four tiles around them.
 
-Notation (§4).  A placement is ``letter(x,y)``; a move is its placements joined by ``,`` in
-canonical order, a tile move ``N-letter(x,y)``.  :func:`parse_move` also accepts pbmserv
-position numbers (``d3,a2``): the empty cells next to a tile, numbered in reading order on the
-board at the start of the turn.  Placements are validated one at a time on the board that holds
-the earlier ones, and the game is judged after every tile (§5.2, §7.2).
+Notation (§4).  A placement is ``letter(x,y)``; a move is its placements joined by ``,`` (in
+canonical order unless written otherwise), a tile move ``N-letter(x,y)``.
+:func:`parse_move` also accepts pbmserv position numbers (``d3,a2``): the empty cells next to
+a tile, numbered in reading order on the board at the start of the turn.  Placements are
+validated one at a time, in the order written, on the board that holds the earlier ones, and
+the game is judged after every tile (§5.2, §7.2).
 
 Listing (§4.4).  A turn of two tiles has about (2K)^2 / 2 legal moves for K candidate cells.
 Whether a pair is playable, and in which order, depends only on which single tiles decide the
@@ -30,14 +31,16 @@ Decisions where the spec leaves a choice or where this module departs from it:
 
 * A move is a *set* of placements (§4.4).  Its canonical order is the first order, in reading
   order of the cells, in which it can be played: a later tile may need an earlier one as its
-  neighbour, and no tile but the last may decide the game.  :func:`parse_move` turns every
-  playable order into the canonical one (``b3,c2`` is ``c(-1,0),b(1,0)``); an order that cannot
-  be played is kept as typed, so :func:`play` names what is wrong with it (C7b: "decided after
-  placement 1").  :func:`play` accepts only the canonical order, so that a move is legal exactly
-  when :func:`legal_moves` lists it.
-* Tiles are numbered in the canonical order of their move (§4.2), so replaying the record
-  gives the same numbers: Dark's ``b(1,0),b(-1,0)`` numbers ``b(-1,0)`` 2 and ``b(1,0)`` 3
-  (the spec's C13 cases use these numbers).
+  neighbour, and no tile but the last may decide the game.  Listings name each set once, in
+  that order, and two moves placing the same tiles are equal.  :func:`parse_move` keeps any
+  other playable order as written (``b3,c2`` is ``c(-1,0),b(1,0)`` written
+  ``b(1,0),c(-1,0)``), and :func:`play` plays the tiles in that order; an order that cannot be
+  played is kept as typed, so :func:`play` names what is wrong with it (C7b: "decided after
+  placement 1").
+* Tiles are numbered in the order their player wrote them (§4.2, §5.2), as pbmserv does, so a
+  pbmserv record that moves "tile 2" moves the tile its players meant: Dark's
+  ``b(1,0),b(-1,0)`` numbers ``b(1,0)`` 2 and ``b(-1,0)`` 3 (the spec's C13 cases), and the
+  move's record keeps the order written, so replaying it numbers the tiles alike.
 * Two flags that set one option differently (``-single -triples``, ``-tie_none -tie_move``)
   are an error naming both, as for every game: an error is clearer than a silent choice.
   Options that can have no effect are errors too:
@@ -45,8 +48,9 @@ Decisions where the spec leaves a choice or where this module departs from it:
   ``-adjacent`` with one tile per turn, and an end-of-pool rule with an unlimited pool.
 * ``-placements`` accepts 1..9 (pbmserv sets only p >= 1; legal move lists grow as the p-th
   power of the frontier).  ``-num_tiles=999`` is stored as ``-1`` (unlimited).
-* ``-adjacent`` asks that the tiles of one turn form one orthogonally connected set, whatever
-  the order they are written in.
+* ``-adjacent`` asks that every tile of a turn after the first touch an earlier tile of the
+  turn, in the order written (§5.2, rule 6); so the turn's tiles form one orthogonally
+  connected set, and an order in which a tile touches only later ones is refused.
 * The draw after 100 movement turns (§9) counts any unbroken run of tile-move turns, with
   ``-move_anytime`` too, so no game can run for ever.
 * :func:`scores` gives the largest region sizes (Light, Dark) once the game has ended because
@@ -246,30 +250,41 @@ class Placement:
 
 @dataclass(frozen=True, slots=True, init=False, repr=False)
 class Move:
-    """A turn: tiles placed in canonical order, or (``lifted`` = N) tile N moved (§4, §9).
+    """A turn: tiles placed, or (``lifted`` = N) tile N moved (§4, §9).
 
-    Made from its placements, ``Move((a, b))``, and read through :attr:`placements`.  The
-    first two placements have slots of their own, the rest a tuple (shared and empty for
-    most moves), so that a pair move is one object: a turn lists about 1,100 of them and
-    keeps them between games (see :class:`_Row`), and a tuple per move would nearly double
-    their memory and double the objects the garbage collector walks.
+    Made from its placements in canonical order, ``Move((a, b))``, and read through
+    :attr:`placements`; two moves are equal when they place the same tiles.  A move read
+    from what a player wrote in another playable order keeps that order in :attr:`written`
+    (None otherwise): its tiles are numbered, and ``-adjacent`` is checked, in that order
+    (§4.2, §5.2), and its record is written so.  The first two placements have slots of
+    their own, the rest a tuple (shared and empty for most moves), so that a pair move is one
+    object: a turn lists about 1,100 of them and keeps them between games (see
+    :class:`_Row`), and a tuple per move would nearly double their memory and double the
+    objects the garbage collector walks.
     """
 
     first: Placement | None
     second: Placement | None
     more: tuple[Placement, ...]
     lifted: int | None
+    written: tuple[Placement, ...] | None = field(compare=False, hash=False)
 
-    def __init__(self, placements: Sequence[Placement], lifted: int | None = None) -> None:
+    def __init__(
+        self,
+        placements: Sequence[Placement],
+        lifted: int | None = None,
+        written: Sequence[Placement] | None = None,
+    ) -> None:
         count = len(placements)
         object.__setattr__(self, "first", placements[0] if count else None)
         object.__setattr__(self, "second", placements[1] if count > 1 else None)
         object.__setattr__(self, "more", tuple(placements[2:]))
         object.__setattr__(self, "lifted", lifted)
+        object.__setattr__(self, "written", None if written is None else tuple(written))
 
     @property
     def placements(self) -> tuple[Placement, ...]:
-        """The tiles placed, in order."""
+        """The tiles placed, in canonical order."""
         first, second = self.first, self.second
         if first is None:
             return ()
@@ -277,9 +292,16 @@ class Move:
             return (first,)
         return (first, second, *self.more)
 
+    @property
+    def played(self) -> tuple[Placement, ...]:
+        """The tiles placed, in the order they are played: as written."""
+        written = self.written
+        return self.placements if written is None else written
+
     def __repr__(self) -> str:
         lifted = "" if self.lifted is None else f", {self.lifted}"
-        return f"Move({self.placements!r}{lifted})"
+        written = "" if self.written is None else f", written={self.written!r}"
+        return f"Move({self.placements!r}{lifted}{written})"
 
     def __str__(self) -> str:
         return move_text(self)
@@ -367,10 +389,14 @@ def play(state: State, move: Move) -> State:
         raise IllegalMoveError("the game is over")
     if move.lifted is not None:
         return _play_tile_move(state, move)
-    result = _apply_placements(state, move.placements)
+    written = move.written
+    result = _apply_placements(state, move.placements if written is None else written)
     if isinstance(result, str):
         raise IllegalMoveError(result)
-    if not _is_sorted(result.cells):
+    if written is not None:
+        if _canonical_order(state, written) != move.placements:
+            raise IllegalMoveError("the move's tiles differ from the tiles written")
+    elif not _is_sorted(result.cells):
         canonical = _canonical_order(state, move.placements)
         if canonical != move.placements:
             text = ",".join(map(str, canonical))
@@ -391,8 +417,10 @@ def scores(state: State) -> tuple[int, int] | None:
 def parse_move(state: State, text: str) -> Move:
     """Placements (``d3,a2``, ``b(1,0),c(-1,0)``) or a tile move (``6-c10``) to a Move.
 
-    Position numbers refer to the candidates at the start of the turn (§4.1).  A playable set
-    of placements comes back in canonical order.  Raises InvalidMoveError.
+    Position numbers refer to the candidates at the start of the turn (§4.1).  Placements
+    written in a playable order other than the canonical one keep it as :attr:`Move.written`
+    (the tiles are numbered in the order written, §4.2); an unplayable order is kept as it
+    is, so that :func:`play` says what is wrong with it.  Raises InvalidMoveError.
     """
     compact = "".join(text.split()).lower()
     tile_move = _TILE_MOVE_RE.fullmatch(compact)
@@ -410,13 +438,17 @@ def parse_move(state: State, text: str) -> Move:
     if len(placements) > 1 and state.outcome is None:
         typed = _apply_placements(state, placements)
         if not isinstance(typed, str):
-            placements = _canonical_order(state, placements)
+            canonical = _canonical_order(state, placements)
+            if canonical != placements:
+                return Move(canonical, written=placements)
     return Move(placements)
 
 
 def move_text(move: Move) -> str:
-    """Canonical text: ``c(-1,0),b(1,0)`` or ``6-c(2,-1)`` (§4.4)."""
-    text = ",".join(map(str, move.placements))
+    """The move's text: ``c(-1,0),b(1,0)`` or ``6-c(2,-1)`` (§4.4), canonical unless its
+    player wrote the tiles in another playable order, which the record keeps (the order
+    numbers the tiles, §4.2)."""
+    text = ",".join(map(str, move.played))
     return text if move.lifted is None else f"{move.lifted}-{text}"
 
 
@@ -1036,6 +1068,11 @@ def _apply_placements(
             fits = _FITS[(cell & 1) ^ lp]
             if letter != fits[0] and letter != fits[1]:
                 return _mismatch(letter, f"({placement.x},{placement.y})", fits)
+        if options.adjacent and cells and not _touches_any(cell, cells):
+            return (
+                f"with -adjacent each tile of a turn touches an earlier one: "
+                f"({placement.x},{placement.y}) touches none"
+            )
         board[cell] = letter
         cells.append(cell)
         letters.append(letter)
@@ -1047,9 +1084,12 @@ def _apply_placements(
         return _Placed(board, cells, letters, lp, None)
     if verdict is None and len(placements) < count:
         return f"too few placements: this turn places {_tiles(count)}"
-    if options.adjacent and len(cells) > 1 and not _is_connected(cells):
-        return "with -adjacent the tiles of a turn must touch each other"
     return _Placed(board, cells, letters, lp, verdict)
+
+
+def _touches_any(cell: CellId, cells: Sequence[CellId]) -> bool:
+    """Whether ``cell`` is orthogonally next to one of ``cells``."""
+    return any(abs(cell - other) in (1, STRIDE) for other in cells)
 
 
 def _cell_of(placement: Placement) -> CellId | None:
@@ -1489,7 +1529,8 @@ def _placement_sets(state: State, count: int) -> Iterator[Move]:
     """Any quota: every playable set of placements once, in its canonical order.
 
     A depth-first search over cells in reading order meets the orders of a set in
-    lexicographic order, so the first order met is the canonical one.
+    lexicographic order, so the first order met is the canonical one (with ``-adjacent`` it
+    tries next only the cells that touch a tile of the turn, as play checks them).
     """
     lp = state.light_parity
     options = state.options
@@ -1502,6 +1543,9 @@ def _placement_sets(state: State, count: int) -> Iterator[Move]:
 
     def search() -> Iterator[Move]:
         candidates = sorted(frontier)
+        if options.adjacent and path:  # each tile after the first touches an earlier one
+            placed = [c for c, _ in path]
+            candidates = [c for c in candidates if _touches_any(c, placed)]
         for cell in candidates:
             for letter in _fits(cell, lp):
                 board[cell] = letter
@@ -1511,9 +1555,7 @@ def _placement_sets(state: State, count: int) -> Iterator[Move]:
                     decided = _verdict(board, lp, cell, options, mover) is not None
                 if decided or len(path) == count:
                     key = frozenset(path)
-                    if key not in seen and (
-                        not options.adjacent or _is_connected([c for c, _ in path])
-                    ):
+                    if key not in seen:
                         seen.add(key)
                         yield Move(tuple(_placement(c, t) for c, t in path))
                 else:

@@ -194,7 +194,7 @@ def _edges_match(board: dict[int, int], cell: int, other: int) -> bool:
 def test_position_numbers_follow_reading_order_at_the_start_of_the_turn() -> None:
     state = replay("", ["a1"])
     assert che.move_text(che.parse_move(state, "b1,c4")) == "b(0,-1),c(0,1)"
-    assert che.move_text(che.parse_move(state, "B3, C2")) == "c(-1,0),b(1,0)"
+    assert che.move_text(che.parse_move(state, "B3, C2")) == "b(1,0),c(-1,0)"  # as written
     assert che.parse_move(state, "b3,c2") == che.parse_move(state, "c(-1,0),b(1,0)")
 
 
@@ -284,13 +284,14 @@ def brute_force_texts(state: che.State) -> set[str]:
         for x, y in sorted(cells - taken):
             for letter in "abcd":
                 trial = [*prefix, f"{letter}({x},{y})"]
+                move = che.parse_move(state, ",".join(trial))
                 try:
-                    after = che.play(state, che.parse_move(state, ",".join(trial)))
+                    after = che.play(state, move)
                 except IllegalMoveError as error:
                     if len(trial) < count and "too few" in str(error):
                         extend(trial, board_state)
                     continue
-                found.add(after.last_move or "")
+                found.add(che.move_text(che.Move(move.placements)))  # the set, canonically
                 if len(trial) < count and che.outcome(after) is None:
                     extend(trial, board_state)
 
@@ -469,9 +470,9 @@ def test_free_corner_refuses_a_tile_without_one() -> None:
         "-move_anytime -free_corner",
         ["a(0,0)", "b(1,0),b(-1,0)", "c(0,1),c(0,-1)", "d(1,1),a(1,-1)"],
     )
-    # Tile 3 at (1,0) has tiles N, S and W of it: each corner touches another tile.
+    # Tile 2 at (1,0) has tiles N, S and W of it: each corner touches another tile.
     with pytest.raises(IllegalMoveError, match="no free corner"):
-        che.play(state, che.parse_move(state, "3-b(2,1)"))
+        che.play(state, che.parse_move(state, "2-b(2,1)"))
 
 
 # --- state, data and drawing ----------------------------------------------------------------
@@ -502,8 +503,10 @@ def test_to_data_carries_the_drawing_and_round_trips() -> None:
         "corners": ["light", "dark", "light", "dark"],
         "band": "nw-se",
     }
-    assert data["tiles"][1]["tile"] == "c" and data["tiles"][1]["band"] == "nw-se"
-    assert data["tiles"][1]["corners"] == ["dark", "light", "dark", "light"]
+    # Numbered as written: b3 (at (1,0)) is tile 2, c2 (at (-1,0)) tile 3.
+    assert data["tiles"][1]["tile"] == "b" and data["tiles"][1]["band"] == "ne-sw"
+    assert data["tiles"][2]["tile"] == "c" and data["tiles"][2]["band"] == "nw-se"
+    assert data["tiles"][2]["corners"] == ["dark", "light", "dark", "light"]
     assert [c["position"] for c in data["candidates"]] == list(range(1, 9))
     assert data["bounds"] == {"min_x": -2, "min_y": -1, "max_x": 2, "max_y": 1}
     assert data["legal"] == [che.move_text(m) for m in che.legal_moves(state)]
@@ -609,3 +612,40 @@ def test_a_full_share_drops_its_oldest_blocks_and_lists_the_same_moves(
                     assert che._SHARED.blocks == kept, "listing again builds nothing"
             state = che.play(state, rng.choice(listed))
     assert made_room
+
+
+def test_adjacent_triples_are_checked_in_the_order_written() -> None:
+    """§5.2 rule 6: each tile after the first touches an earlier tile of the turn."""
+    state = replay("-triples -adjacent", ["a(0,0)", "b(0,-1),a(0,-2)"])
+    assert che.quota(state) == 3
+    listed = list(che.legal_moves(state))
+    for move in listed:  # every listed order can be played as it stands
+        cells = [plane.cell(p.x, p.y) for p in move.placements]
+        assert all(
+            any(c in plane.neighbours(e) for e in cells[:i]) for i, c in enumerate(cells) if i
+        ), move
+
+    # A line of three beside the board's column, written ends first: the middle tile comes
+    # last, so the second touches no earlier tile of the turn (though it touches the board).
+    def beside_board(p: che.Placement) -> bool:
+        return any(n in state.board for n in plane.neighbours(plane.cell(p.x, p.y)))
+
+    line = next(
+        m
+        for m in listed
+        if len(m.placements) == 3
+        and len({p.x for p in m.placements}) == 1
+        and all(map(beside_board, m.placements))
+    )
+    first, middle, last = sorted(line.placements, key=lambda p: p.y)
+    refused = che.parse_move(state, f"{first},{last},{middle}")
+    with pytest.raises(IllegalMoveError, match="touches an earlier one"):
+        che.play(state, refused)
+    written = che.parse_move(state, f"{last},{middle},{first}")
+    assert written == line and che.move_text(written) == f"{last},{middle},{first}"
+    after = che.play(state, written)
+    numbers = {n: text for n, text in tile_texts(after).items() if int(n) > 3}
+    assert numbers == {"4": str(last), "5": str(middle), "6": str(first)}
+    assert after.last_move == f"{last},{middle},{first}"
+    replayed = che.play(state, che.parse_move(state, after.last_move))
+    assert tile_texts(replayed) == tile_texts(after)
