@@ -8,11 +8,15 @@ deployment runs when it is on PATH, see :func:`bench_redis`) and one
 two players per game replaying random games of legal moves, played out with the rules API
 before the timed window (so the load generator runs no rules engine while it measures);
 each player sends its move once its own socket has seen the move before it, from the
-version it has seen.  The server decodes, checks, plays, commits and fans out every move as
-usual.  A finished game is replaced by a new room.  Prints moves/s, the move round trip
+version it has seen.  ``--pace P`` plays at people's pace instead: each game makes one move
+every P seconds (the games start spread over the first P seconds), which is the load a site
+of live games has, where what costs is each move and each idle connection, not throughput.
+The server decodes, checks, plays, commits and fans out every move as usual.  A finished
+game is replaced by a new room.  Prints moves/s, the move round trip
 (send to own acknowledgement) p50/p99, the spectator delivery time (send until the last
-spectator has the diff) p50/p99, and the CPU time per move of the server, Redis and the
-load generator.  ``--profile`` runs the server under cProfile and ``--sample`` samples it
+spectator has the diff) p50/p99, the CPU time per move of the server, Redis and the
+load generator, each server process's share of a core, and the server's memory per
+connection.  ``--profile`` runs the server under cProfile and ``--sample`` samples it
 with py-spy, and both print where its CPU time goes.
 """
 
@@ -102,6 +106,8 @@ class Stats:
         self.errors: dict[str, int] = defaultdict(int)
         self.measuring = False
         self.games_finished = 0
+        self.tables_seated = 0
+        """Tables whose players and spectators are all connected."""
 
     def on_spectator_diff(self, body: dict[str, Any]) -> None:
         room, version = body["room"], body["version"]
@@ -404,6 +410,7 @@ async def play(
         ]
         for spectator in spectators:
             spectator.on_diff = stats.on_spectator_diff
+        stats.tables_seated += 1
         try:
             for number in itertools.count():
                 if stop.is_set():
@@ -416,7 +423,7 @@ async def play(
                     await player.enter(room_id)
                 for spectator in spectators:
                     await spectator.join(room_id)
-                if await play_game(clients, room_id, game, stats, stop):
+                if await play_game(clients, room_id, game, stats, stop, args.pace):
                     stats.games_finished += 1
                 for client in (*clients, *spectators):
                     await client.leave(room_id)
@@ -426,8 +433,12 @@ async def play(
                 await client.close()
 
     stats.spectators_per_room = args.spectators
+    idle_memory = sum(map(process_memory, args.server_pids))
     tables = [asyncio.create_task(one_table(i)) for i in range(args.games)]
-    await asyncio.sleep(args.warmup)  # let every table connect and start
+    connecting_until = time.perf_counter() + 120
+    while stats.tables_seated < args.games and time.perf_counter() < connecting_until:
+        await asyncio.sleep(0.1)
+    await asyncio.sleep(args.warmup)  # let every table start playing
     stats.round_trips.clear()
     stats.spectator_delays.clear()
     stats.moves = 0
@@ -456,7 +467,8 @@ async def play(
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
-    server_cpu = sum(map(process_cpu, args.server_pids))
+    each_server_cpu = [process_cpu(pid) for pid in args.server_pids]
+    server_cpu = sum(each_server_cpu)
     redis_cpu = process_cpu(args.redis_pid)
     own_cpu = sum(os.times()[:2])
     commands = await redis.info("commandstats")
@@ -469,6 +481,12 @@ async def play(
         "elapsed": elapsed,
         "moves": moves,
         "server_cpu": sum(map(process_cpu, args.server_pids)) - server_cpu,
+        "each_server_cpu": [
+            process_cpu(pid) - before
+            for pid, before in zip(args.server_pids, each_server_cpu, strict=True)
+        ],
+        "connections": args.games * (2 + args.spectators),
+        "memory": sum(map(process_memory, args.server_pids)) - idle_memory,
         "redis_cpu": process_cpu(args.redis_pid) - redis_cpu,
         "load_cpu": sum(os.times()[:2]) - own_cpu,
         "redis_commands": command_seconds(await redis.info("commandstats"), commands),
@@ -494,15 +512,21 @@ async def play_game(
     game: ScriptedGame,
     stats: Stats,
     stop: asyncio.Event,
+    pace: float = 0.0,
 ) -> bool:
     """Replay ``game`` in the room, each move sent by its player once that player's socket
-    has seen the move before it; False if stopped or refused before the end."""
+    has seen the move before it (and, with ``pace``, no sooner than ``pace`` seconds after
+    the game's previous move); False if stopped or refused before the end."""
     holders = [0, 1]  # which client holds each rules seat
+    due = time.perf_counter() + random.uniform(0, pace)
     for number, (seat, text, swap) in enumerate(game.moves):
         if stop.is_set():
             return False
         player = clients[holders[seat]]
         await player.seen(number)
+        if pace:
+            await asyncio.sleep(max(0.0, due - time.perf_counter()))
+            due = max(due, time.perf_counter()) + pace
         sent = time.perf_counter()
         try:
             version = await player.play(text, number)
@@ -537,6 +561,14 @@ def process_cpu(pid: int) -> float:
     """User + system CPU seconds of a process (Linux /proc)."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def process_memory(pid: int) -> int:
+    """Resident bytes of a process (Linux /proc)."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) * 1024
+    return 0
 
 
 def percentile(values: list[float], fraction: float) -> float:
@@ -670,6 +702,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", "-k", type=int, default=100)
     parser.add_argument("--spectators", "-s", type=int, default=0)
     parser.add_argument("--seconds", type=float, default=10.0)
+    parser.add_argument(
+        "--pace",
+        type=float,
+        default=0.0,
+        help="seconds between one game's moves, as people play (default 0: as fast as possible)",
+    )
     parser.add_argument("--warmup", type=float, default=3.0)
     default_game = sorted(GAMES)[0] if GAMES else TEST_GAME
     parser.add_argument("--game", default=default_game)
@@ -744,7 +782,8 @@ def report(args: argparse.Namespace, stats: Stats) -> None:
     rtt = stats.round_trips
     print(
         f"game {args.game!r}, K={args.games} games, S={args.spectators} spectators per game, "
-        f"{args.processes} server process{'es' if args.processes > 1 else ''}"
+        f"{args.processes} server process{'es' if args.processes > 1 else ''}, "
+        + (f"one move per {args.pace:g} s per game" if args.pace else "as fast as possible")
     )
     print(f"load average at the end: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
     print(f"rules engines: {engine_build()}")
@@ -766,6 +805,17 @@ def report(args: argparse.Namespace, stats: Stats) -> None:
         f"server {1e6 * result['server_cpu'] / moves:6.0f} us, "
         f"redis {1e6 * result['redis_cpu'] / moves:6.0f} us, "
         f"load generator {1e6 * result['load_cpu'] / moves:6.0f} us"
+    )
+    print(
+        "server CPU         "
+        + ", ".join(
+            f"{100 * seconds / result['elapsed']:.0f} %" for seconds in result["each_server_cpu"]
+        )
+        + " of a core per process"
+    )
+    print(
+        f"server memory      {result['memory'] / 1024 / result['connections']:6.1f} KB per "
+        f"connection ({result['connections']} connections)"
     )
     # The rest of Redis's CPU is its event loop, the sockets and the append-only file; the
     # commands a script runs count both on their own and in the script's evalsha.
