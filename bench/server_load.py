@@ -46,7 +46,6 @@ from pathlib import Path
 from typing import Any, Self
 
 import msgpack
-import redis.asyncio as aioredis
 
 from bench import engine_build
 from lobby.identity import Player, issue_token, new_guest
@@ -394,7 +393,7 @@ async def play(
     games: list[ScriptedGame],
 ) -> None:
     rules = find_game(args.game)
-    redis = aioredis.Redis.from_url(redis_url)
+    redis = store.redis_client(redis_url, pool_size=16)  # waits for a free connection
     room_numbers = itertools.count()
     stop = asyncio.Event()
 
