@@ -1,13 +1,14 @@
 // The page's entry point: the session token (a one-click guest, or an account's login or
 // registration, when there is none), the one connection, which follows the lobby on every
 // page, and the route from the address (#/room/<id> is a game page, #/tournaments and
-// #/tournament/<id> the tournament pages, #/ the lobby).  When a challenge of ours is
-// accepted, the page goes to its room; opening the site with no page in the address goes to
-// the game the player is in, if any.
-// Imports connection.js, lobby.js, room.js and tournaments.js.
+// #/tournament/<id> the tournament pages, #/records the game records page, #/ the lobby).
+// When a challenge of ours is accepted, the page goes to its room; opening the site with no
+// page in the address goes to the game the player is in, if any.
+// Imports connection.js, lobby.js, records.js, room.js and tournaments.js.
 
 import { Connection, Status } from "./connection.js";
 import { LobbyPage } from "./lobby.js";
+import { RecordsPage } from "./records.js";
 import { RoomPage, element } from "./room.js";
 import { TournamentPage, TournamentsPage } from "./tournaments.js";
 
@@ -35,6 +36,7 @@ function parseRoute(hash) {
   const event = /^#\/tournament\/([^/?#]+)$/.exec(hash);
   if (event !== null) return { name: "tournament", tournament: decodeURIComponent(event[1]) };
   if (hash === "#/tournaments") return { name: "tournaments" };
+  if (hash === "#/records") return { name: "records" };
   return { name: "home" };
 }
 
@@ -60,6 +62,10 @@ function route() {
       break;
     case "tournament":
       page = new TournamentPage(app, connection, token, target.tournament);
+      page.open();
+      break;
+    case "records":
+      page = new RecordsPage(app);
       page.open();
       break;
     case "home":

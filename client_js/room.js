@@ -1005,4 +1005,4 @@ function element(tag, attrs = {}, children = []) {
   return node;
 }
 
-export { GAMES, RoomPage, clockText, element, resultText };
+export { GAMES, RoomPage, breakable, clockText, element, icon, resultText };

@@ -19,6 +19,7 @@ from lobby.identity import Player, PlayerId, player_data, player_from_data
 from rules import find_game
 from rules.api import RulesError, Seat
 from rules.pie import is_swap_text
+from rules.record import RecordError, parse_record_text
 
 RoomId = str
 
@@ -198,21 +199,6 @@ def seat_holders(players: tuple[Player, Player], record: Sequence[str]) -> tuple
     return players if swaps % 2 == 0 else (players[1], players[0])
 
 
-def record_text(moves: Sequence[str]) -> str:
-    """pbmserv-style move text: one move per line, ending with a newline."""
-    return "".join(f"{move}\n" for move in moves)
-
-
-def parse_record_text(text: str) -> list[str]:
-    """The moves of a record written one per line; blank lines and ``#`` comments are skipped."""
-    moves = []
-    for line in text.splitlines():
-        move = line.strip()
-        if move and not move.startswith("#"):
-            moves.append(move)
-    return moves
-
-
 def replay_states(game: str, options: str, moves: Sequence[str]) -> Iterator[Any]:
     """The start position, then the position after each move in turn.
 
@@ -239,3 +225,50 @@ def replay_states(game: str, options: str, moves: Sequence[str]) -> Iterator[Any
 def replay(game: str, options: str, moves: Sequence[str]) -> Any:
     """The final position of a record; raises as :func:`replay_states` does."""
     return deque(replay_states(game, options, moves), maxlen=1)[0]
+
+
+def view_record(text: str, game: str | None = None, ply: int | None = None) -> dict[str, Any]:
+    """An imported record, checked by replaying every move, with the position after ``ply``
+    moves (the last when None) as the rules draw it.
+
+    The game is the record's ``Game`` tag, else ``game``; its options the ``Options`` tag.
+    Raises BadRecordError (naming the line, or the move and the rules' reason) or
+    UnknownGameError.
+    """
+    try:
+        record = parse_record_text(text)
+    except RecordError as error:
+        raise BadRecordError(str(error)) from error
+    name = record.tag("Game") or game
+    if not name:
+        raise BadRecordError('the record names no game: add a line [Game "osbox"], or choose one')
+    name = name.strip().lower()
+    options = record.tag("Options") or ""
+    plies = len(record.moves)
+    at = plies if ply is None else ply
+    if at > plies:
+        raise BadRecordError(f"the record has {plies} moves, so no position after {at}")
+    shown = final = None
+    for number, state in enumerate(replay_states(name, options, record.moves)):
+        if number == at:
+            shown = state
+        final = state
+    rules = find_game(name)
+    seat = rules.to_move(shown)
+    outcome = rules.outcome(final)
+    return {
+        "game": name,
+        "options": options,
+        "colours": list(rules.SEAT_NAMES),
+        "tags": [list(tag) for tag in record.tags],
+        "moves": list(record.moves),
+        "ply": at,
+        "data": rules.to_data(shown),
+        "to_move": None if seat is None else int(seat),
+        "outcome": None
+        if outcome is None
+        else {
+            "winner": None if outcome.winner is None else int(outcome.winner),
+            "reason": outcome.reason,
+        },
+    }

@@ -32,7 +32,7 @@ Events are JSON objects published on the ``lobby`` channel after each commit, wi
 new or changed), ``finished`` (``game``: FinishedGame data without its record).  The live
 lines written together go out as one publication: a JSON array of their events.
 Login, registration and guest limits live in :mod:`lobby.attempt_store`; passwords are hashed
-in a :class:`lobby.hashing.HashPool`, never in the event loop.
+in a :class:`lobby.work_pool.WorkPool`, never in the event loop.
 Imports redis, the pure lobby modules, the attempt store and the hash pool; never
 :mod:`server`.
 """
@@ -67,9 +67,9 @@ from lobby.errors import (
     UnknownRoomError,
 )
 from lobby.games import FinishedGame, LiveGame
-from lobby.hashing import DEFAULT_POOL, HashPool, Reservation
 from lobby.identity import Player, PlayerId
 from lobby.presence import HEARTBEAT_TTL, LOBBY, Connection, ConnectionId, Presence
+from lobby.work_pool import DEFAULT_POOL, Reservation, WorkPool
 
 CHANNEL = "lobby"
 """The pub/sub channel of lobby events (live lists of challenges, presence and games)."""
@@ -177,7 +177,7 @@ async def register(
     now: float,
     params: ScryptParams = DEFAULT_SCRYPT,
     *,
-    pool: HashPool = DEFAULT_POOL,
+    pool: WorkPool = DEFAULT_POOL,
     gates: Sequence[Gate] = (),
 ) -> Account:
     """Store a new account; its name is unique whatever the case, even under a race.
@@ -226,7 +226,7 @@ async def login(
     params: ScryptParams = DEFAULT_SCRYPT,
     *,
     device: str | None = None,
-    pool: HashPool = DEFAULT_POOL,
+    pool: WorkPool = DEFAULT_POOL,
 ) -> Player:
     """The player whose name and password these are.
 

@@ -17,6 +17,7 @@ from typing import Any
 
 from rules import GAMES, drawing, find_game
 from rules.api import GameRules, IllegalMoveError, InvalidMoveError, OptionsError
+from rules.record import RecordError, parse_record_text
 
 FIGURES_DIR = Path(__file__).resolve().parent.parent / "docs" / "rules"
 """Where ``figures`` writes: the rules pages next to the package's source."""
@@ -140,10 +141,12 @@ def _options(game: GameRules, text: str) -> Any:
 
 
 def _read_record(path: str) -> list[str]:
+    """The moves of a record file (its tags, if any, are skipped: the command line names the
+    game and its options)."""
     try:
         with open(path, encoding="utf-8") as record:
-            return [line.strip() for line in record if line.strip() and not line.startswith("#")]
-    except OSError as error:
+            return list(parse_record_text(record.read()).moves)
+    except (OSError, RecordError) as error:
         raise _Failure({"error": "record", "reason": str(error)}) from error
 
 

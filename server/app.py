@@ -4,7 +4,8 @@
 ``POST /api/guest`` makes a guest and a session token, ``POST /api/register`` and
 ``POST /api/login`` do the same for accounts; ``GET /api/games`` lists the games and their
 option flags; ``GET /api/players/<id>/games`` is a player's finished games and
-``GET /api/rooms/<id>/record.json`` (or ``.txt``) a game's record; ``GET /api/tournaments``
+``GET /api/rooms/<id>/record.json`` (or ``.txt``, with tags) a game's record, and
+``POST /api/records`` views an imported one; ``GET /api/tournaments``
 lists events, ``POST /api/tournaments`` creates one, ``GET /api/tournaments/<id>`` is one with
 its standings, and ``POST /api/tournaments/<id>/join`` (``/withdraw``) enters or leaves it
 (the POSTs authenticate with ``Authorization: Bearer <token>``; a bad or missing token
@@ -47,9 +48,9 @@ from lobby import store as lobby_store
 from lobby.accounts import LoginLimits, name_key
 from lobby.attempt_store import Window
 from lobby.challenges import ChallengeLimits
+from lobby.clocks import time_control_text
 from lobby.errors import LobbyError
-from lobby.games import record_text
-from lobby.hashing import HashPool
+from lobby.games import view_record
 from lobby.identity import (
     DEVICE_TTL_SECONDS,
     BadTokenError,
@@ -61,8 +62,10 @@ from lobby.identity import (
 )
 from lobby.ratings import COMPUTER_POOL_SUFFIX
 from lobby.tournaments import TournamentError
+from lobby.work_pool import WorkPool
 from rules import GAMES
-from rules.api import describe_flags
+from rules.api import Seat, describe_flags
+from rules.record import Record, record_text
 from server import bodies, clock_store, store
 from server.auth import (
     NoCredentialsError,
@@ -71,7 +74,7 @@ from server.auth import (
     guest_session,
     player_data,
 )
-from server.bodies import Credentials, Empty, NewTournament
+from server.bodies import Credentials, Empty, ImportedRecord, NewTournament
 from server.connection import Connection
 from server.errors import ClientError, UnknownRoomError, error_code
 from server.fanout import Fanout
@@ -99,7 +102,9 @@ class Runtime:
     connections: set[Connection]
     lobby: LobbyService
     tournaments: TournamentService
-    hash_pool: HashPool
+    hash_pool: WorkPool
+    replay_pool: WorkPool
+    """Where imported records replay through the rules (``POST /api/records``)."""
 
 
 def create_app(settings: Settings) -> Starlette:
@@ -173,9 +178,24 @@ def create_app(settings: Settings) -> Starlette:
             tournaments.room_changed(room, events)
 
         service.on_commit = on_commit
-        hash_pool = HashPool(settings.hash_workers, settings.hash_waiting)
+        hash_pool = WorkPool(settings.hash_workers, settings.hash_waiting)
+        replay_pool = WorkPool(
+            REPLAY_WORKERS,
+            REPLAY_WAITING,
+            busy="the server is busy replaying records: try again in a second",
+            name="record-replay",
+        )
         runtime = Runtime(
-            client, secret, service, fanout, metrics, set(), lobby, tournaments, hash_pool
+            client,
+            secret,
+            service,
+            fanout,
+            metrics,
+            set(),
+            lobby,
+            tournaments,
+            hash_pool,
+            replay_pool,
         )
         app.state.runtime = runtime
         adjudicator = clock_store.Adjudicator(service)
@@ -198,6 +218,7 @@ def create_app(settings: Settings) -> Starlette:
                 await lobby.stop()
             await fanout.stop()
             hash_pool.shutdown()
+            replay_pool.shutdown()
             await service.aclose()
             await client.aclose(close_connection_pool=True)
 
@@ -367,8 +388,18 @@ def create_app(settings: Settings) -> Starlette:
         except UnknownRoomError as error:
             return _error_response(error)
         if kind == "txt":
-            return PlainTextResponse(record_text(loaded.room.record))
+            return PlainTextResponse(record_text(room_record(loaded.room)))
         return JSONResponse(record_data(loaded.room))
+
+    async def record_view(request: Request) -> Response:
+        runtime: Runtime = request.app.state.runtime
+        try:
+            body = await _read(request, ImportedRecord)
+            game = body.game if isinstance(body.game, str) else None
+            ply = body.ply if isinstance(body.ply, int) else None
+            return JSONResponse(await runtime.replay_pool.run(view_record, body.text, game, ply))
+        except (LobbyError, ClientError) as error:
+            return _error_response(error)
 
     async def healthz(request: Request) -> Response:
         runtime: Runtime = request.app.state.runtime
@@ -429,6 +460,7 @@ def create_app(settings: Settings) -> Starlette:
         Route("/api/games", games),
         Route("/api/players/{player}/games", player_games),
         Route("/api/rooms/{room}/record.{kind:str}", record),
+        Route("/api/records", record_view, methods=["POST"]),
         Route("/api/ratings/{game}", ratings),
         Route("/api/players/{player}/ratings/{game}", player_rating),
         Route("/api/tournaments", tournament_list),
@@ -447,6 +479,41 @@ def create_app(settings: Settings) -> Starlette:
         else []
     )
     return Starlette(routes=routes, lifespan=lifespan, middleware=middleware)
+
+
+REPLAY_WORKERS = 1
+REPLAY_WAITING = 8
+"""Imported records replay one at a time per process, with at most 8 more waiting; a request
+beyond that is refused (429, retry in a second)."""
+
+SITE = "Browne games live"
+"""The ``Site`` tag of the records this server writes."""
+
+
+def room_record(room: Room) -> Record:
+    """A game's record with its tags, as PGN has them for chess: the site, the room, the date
+    it began (UTC), the game and its options, the players by the colour they ended the game
+    with (a swap exchanges colours), whether it was rated, its time control, and its result
+    (``1-0`` when the first colour won, ``0-1``, ``1/2-1/2``, ``*`` while it goes on) with
+    the reason."""
+    names = room.rules.SEAT_NAMES
+    tags = [("Site", SITE), ("Room", room.id)]
+    if room.created is not None:
+        tags.append(("Date", time.strftime("%Y.%m.%d", time.gmtime(room.created))))
+    tags += [("Game", room.game), ("Options", room.options)]
+    tags += [
+        (str(name).title(), holder.name) for name, holder in zip(names, room.seats, strict=True)
+    ]
+    tags.append(("Rated", "yes" if room.rated else "no"))
+    if room.clock is not None:
+        tags.append(("TimeControl", time_control_text(room.clock.control) or ""))
+    outcome = room.outcome
+    if outcome is None:
+        tags.append(("Result", "*"))
+    else:
+        results = {None: "1/2-1/2", Seat.FIRST: "1-0", Seat.SECOND: "0-1"}
+        tags += [("Result", results[outcome.winner]), ("Termination", outcome.reason)]
+    return Record(tuple(tags), room.record)
 
 
 def record_data(room: Room) -> dict[str, object]:
@@ -476,9 +543,10 @@ async def _read(request: Request, kind: type[bodies.Body]) -> bodies.Body:
     """A request's body as ``kind`` (the one way a route reads its body); raises
     BadRequestError.  Reading stops past the size limit."""
     raw = bytearray()
+    most = bodies.limit(kind)
     async for chunk in request.stream():
         raw += chunk
-        if len(raw) > bodies.MAX_BODY_BYTES:
+        if len(raw) > most:
             break
     return bodies.decode(bytes(raw), kind)
 

@@ -12,13 +12,14 @@ Imports msgspec, lobby (for its limits) and server.errors; no I/O.
 from __future__ import annotations
 
 import re
-from typing import Annotated, TypeVar
+from typing import Annotated, ClassVar, TypeVar
 
 import msgspec
 
 from lobby import tournaments as tn
 from lobby.accounts import MAX_PASSWORD_LENGTH
 from lobby.clocks import MAX_LIVE_SECONDS
+from rules.record import RECORD_BYTES, RECORD_MOVES
 from server.errors import BadRequestError
 
 MAX_BODY_BYTES = 4096
@@ -81,11 +82,30 @@ class NewTournament(msgspec.Struct, forbid_unknown_fields=True):
         return tn.Settings(**given)
 
 
+class ImportedRecord(msgspec.Struct, forbid_unknown_fields=True):
+    """A game record to view: its text (tags and moves, :func:`lobby.games.record_text`),
+    the game when the text has no ``Game`` tag, and the ply to show (the end if absent)."""
+
+    max_bytes: ClassVar[int] = RECORD_BYTES + 1024
+    """A record's text, JSON-escaped, with room for the other fields."""
+
+    text: Annotated[str, msgspec.Meta(max_length=RECORD_BYTES)]
+    game: Annotated[str, msgspec.Meta(max_length=MAX_NAME_LENGTH)] | Unset = UNSET
+    ply: Annotated[int, msgspec.Meta(ge=0, le=RECORD_MOVES)] | Unset = UNSET
+
+
+def limit(kind: type[msgspec.Struct]) -> int:
+    """The most bytes a body of ``kind`` may have: its own ``max_bytes``, else
+    :data:`MAX_BODY_BYTES`."""
+    return int(getattr(kind, "max_bytes", MAX_BODY_BYTES))
+
+
 def decode(raw: bytes, kind: type[Body]) -> Body:
     """The body ``raw`` as a ``kind``; raises BadRequestError with a reason that names the
     field (or, for JSON that does not parse, shows where)."""
-    if len(raw) > MAX_BODY_BYTES:
-        raise BadRequestError(f"the body is larger than {MAX_BODY_BYTES} bytes")
+    most = limit(kind)
+    if len(raw) > most:
+        raise BadRequestError(f"the body is larger than {most} bytes")
     try:
         return msgspec.json.decode(raw or b"{}", type=kind)
     except msgspec.ValidationError as error:

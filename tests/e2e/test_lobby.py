@@ -17,9 +17,10 @@ import redis.asyncio as aioredis
 
 from lobby import rating_store
 from lobby import store as lobby_store
-from lobby.games import parse_record_text, replay
+from lobby.games import replay
 from lobby.identity import Player, new_guest
 from rules import find_game
+from rules.record import parse_record_text
 from server.client import Client, ServerReplyError
 from server.embedded_redis import free_port
 from tests.conftest import RedisServer
@@ -428,8 +429,26 @@ async def test_a_finished_games_record_downloads_and_replays_to_its_final_state(
     status, text = await asyncio.to_thread(
         http, f"{app_server.base_url}/api/rooms/{room}/record.txt"
     )
-    assert status == 200 and parse_record_text(text) == record["moves"]
-    assert str(text).count("\n") == 5
+    written = parse_record_text(text)
+    assert status == 200 and list(written.moves) == record["moves"]
+    assert written.tag("Game") == "tictactoe" and written.tag("Options") == record["options"]
+    assert written.tag("Result") == "1-0" and written.tag("Termination") == doc["outcome"]["reason"]
+    assert written.tag("Rated") == "no" and written.tag("Date") is not None
+    names = [seat["name"] for seat in doc["seats"]]
+    assert [written.tag(colour.title()) for colour in doc["colours"]] == names
+    # Imported again, the record shows the same end, and any position on the way.
+    url = f"{app_server.base_url}/api/records"
+    status, imported = await asyncio.to_thread(http, url, {"text": text})
+    assert status == 200, imported
+    assert imported["data"] == doc["data"] and imported["outcome"] == doc["outcome"]
+    status, early = await asyncio.to_thread(http, url, {"text": text, "ply": 2})
+    assert early["data"] == rules.to_data(replay("tictactoe", record["options"], ["a1", "b1"]))
+    tampered = str(text).replace("\na3\n", "\nb1\n")
+    status, refused = await asyncio.to_thread(http, url, {"text": tampered})
+    assert status == 400 and refused["code"] == "bad_record"
+    assert "move 5 ('b1')" in refused["message"]
+    status, huge = await asyncio.to_thread(http, url, {"text": "a1\n" * 40_000})
+    assert status == 400 and "larger than" in huge["message"]
     status, missing = await asyncio.to_thread(
         http, f"{app_server.base_url}/api/rooms/nothing-here/record.json"
     )

@@ -13,6 +13,7 @@ from lobby.games import FinishedGame, LiveGame
 from lobby.identity import Player
 from rules import GAMES, find_game
 from rules.api import Seat
+from rules.record import Record, parse_record_text, record_text
 
 ALICE = Player(id="u:alice", name="alice", guest=False)
 BOB = Player(id="g:bob", name="Guest-BoldDie-0002", guest=True)
@@ -45,25 +46,12 @@ def live() -> LiveGame:
     )
 
 
-def test_record_text_is_one_move_per_line_and_parses_back() -> None:
-    moves = ["a:c2", "swap", "b:c1"]
-    text = games.record_text(moves)
-    assert text == "a:c2\nswap\nb:c1\n"
-    assert games.parse_record_text(text) == moves
-    assert games.record_text([]) == ""
-
-
-def test_parse_record_text_skips_blank_lines_comments_and_spaces() -> None:
-    text = "# osbox game\n\n  f12 \r\n# a note\na3\n"
-    assert games.parse_record_text(text) == ["f12", "a3"]
-
-
 @pytest.mark.parametrize("game", sorted(GAMES))
 def test_a_record_replays_to_the_same_final_state(game: str) -> None:
     moves, final = playout(game, seed=11)
     rules = find_game(game)
-    text = games.record_text(moves)
-    replayed = games.replay(game, "", games.parse_record_text(text))
+    text = record_text(Record(moves=tuple(moves)))
+    replayed = games.replay(game, "", parse_record_text(text).moves)
     assert rules.to_data(replayed) == rules.to_data(final)
     states = list(games.replay_states(game, "", moves))
     assert len(states) == len(moves) + 1
@@ -115,3 +103,33 @@ def test_game_values_round_trip_through_plain_data() -> None:
         FinishedGame.from_data({"room_id": "r"})
     with pytest.raises(ValueError):
         LiveGame.from_data({"players": []})
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_an_imported_record_shows_any_position_and_its_end(game: str) -> None:
+    moves, final = playout(game, seed=5)
+    rules = find_game(game)
+    text = record_text(Record((("Game", game), ("Options", "")), tuple(moves)))
+    view = games.view_record(text)
+    assert view["game"] == game and view["ply"] == len(moves) and view["moves"] == moves
+    assert view["data"] == rules.to_data(final)
+    outcome = rules.outcome(final)
+    assert (view["outcome"] is None) == (outcome is None)
+    second = games.view_record(text, ply=2)
+    assert second["data"] == rules.to_data(games.replay(game, "", moves[:2]))
+    assert second["to_move"] == int(rules.to_move(games.replay(game, "", moves[:2])))
+
+
+def test_an_imported_record_names_its_game_or_is_told_it() -> None:
+    moves, _ = playout("osbox", seed=5)
+    bare = record_text(Record(moves=tuple(moves)))
+    with pytest.raises(BadRecordError, match="names no game"):
+        games.view_record(bare)
+    assert games.view_record(bare, game="Osbox")["game"] == "osbox"
+    with pytest.raises(BadRecordError, match=f"has {len(moves)} moves"):
+        games.view_record(bare, game="osbox", ply=len(moves) + 1)
+    broken = record_text(Record((("Game", "osbox"),), (moves[0], moves[0])))
+    with pytest.raises(BadRecordError, match=r"move 2 \("):
+        games.view_record(broken)
+    with pytest.raises(UnknownGameError):
+        games.view_record(bare, game="chess")

@@ -37,8 +37,8 @@ from lobby.errors import (
     UnknownRoomError,
 )
 from lobby.games import FinishedGame, LiveGame
-from lobby.hashing import HashPool
 from lobby.identity import Player, new_guest
+from lobby.work_pool import WorkPool
 from rules import GAMES, find_game
 from rules.api import Seat
 
@@ -242,7 +242,7 @@ async def test_concurrent_guesses_are_counted_before_any_is_checked(
     """64 guesses at once on one name, from two processes: only the free attempts are
     checked; the others are refused without a hash."""
     await account(redis_client, "hugo")
-    pool = HashPool(workers=4, waiting=64)
+    pool = WorkPool(workers=4, waiting=64)
     results = await asyncio.gather(
         *(
             store.login(
@@ -269,7 +269,7 @@ async def test_a_login_refused_for_a_full_hash_pool_counts_against_no_limit(
     redis_client: aioredis.Redis,
 ) -> None:
     dave = await account(redis_client, "dave")
-    pool = HashPool(workers=1, waiting=0)
+    pool = WorkPool(workers=1, waiting=0)
     with pool.reserve():
         for _ in range(SLOW.free_attempts + 1):
             with pytest.raises(RateLimitedError):
@@ -281,7 +281,7 @@ async def test_a_login_refused_for_a_full_hash_pool_counts_against_no_limit(
     pool.shutdown()
 
 
-async def login_in(pool: HashPool, redis: aioredis.Redis, name: str, password: str) -> Player:
+async def login_in(pool: WorkPool, redis: aioredis.Redis, name: str, password: str) -> Player:
     return await store.login(redis, name, password, "10.0.0.1", T0, SLOW, CHEAP, pool=pool)
 
 

@@ -81,6 +81,15 @@ def test_record_file_replays_like_arguments(
     assert run_cli(capsys, "play", name, "--record", str(record)) == run_cli(
         capsys, "play", name, *texts
     )
+    tagged = tmp_path / "tagged.txt"  # as the site exports it: tags first
+    tagged.write_text(f'[Game "{name}"]\n[Result "*"]\n\n' + "\n".join(texts) + "\n")
+    assert run_cli(capsys, "play", name, "--record", str(tagged)) == run_cli(
+        capsys, "play", name, *texts
+    )
+    tagged.write_text(texts[0] + '\n[Game "late"]\n')
+    status, report = run_cli(capsys, "play", name, "--record", str(tagged))
+    assert status == 1 and report == {"error": "record", "reason": report["reason"]}
+    assert "line 2: tags come before the moves" in report["reason"]
     assert main(["show", name, *texts]) == 0
     assert capsys.readouterr().out.strip() == game.render(state).strip()
 

@@ -8,18 +8,18 @@ import threading
 import pytest
 
 from lobby.errors import RateLimitedError
-from lobby.hashing import HashPool
+from lobby.work_pool import WorkPool
 
 
 async def test_work_runs_in_a_thread_of_the_pool_not_in_the_event_loop() -> None:
-    pool = HashPool(workers=1, waiting=0)
+    pool = WorkPool(workers=1, waiting=0)
     ran_in = await pool.run(threading.get_ident)
     pool.shutdown()
     assert ran_in != threading.get_ident()
 
 
 async def test_a_full_pool_refuses_at_once_and_frees_its_place_when_the_work_ends() -> None:
-    pool = HashPool(workers=1, waiting=1)
+    pool = WorkPool(workers=1, waiting=1)
     release = threading.Event()
     first = asyncio.create_task(pool.run(release.wait, 10))
     queued = asyncio.create_task(pool.run(release.wait, 10))
@@ -36,7 +36,7 @@ async def test_a_full_pool_refuses_at_once_and_frees_its_place_when_the_work_end
 
 async def test_a_cancelled_request_holds_its_place_until_its_thread_is_done() -> None:
     """The bound counts work in the threads: cancelling the request does not stop a hash."""
-    pool = HashPool(workers=1, waiting=0)
+    pool = WorkPool(workers=1, waiting=0)
     started, release = threading.Event(), threading.Event()
 
     def hash_like() -> bool:
@@ -57,7 +57,7 @@ async def test_a_cancelled_request_holds_its_place_until_its_thread_is_done() ->
     pool.shutdown()
 
 
-def has_room(pool: HashPool) -> bool:
+def has_room(pool: WorkPool) -> bool:
     try:
         with pool.reserve():
             return True
