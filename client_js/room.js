@@ -1,11 +1,12 @@
 // The game page of one room: the board (drawn by the game's module through board.js), the
 // players' cards with their colours after any swap and their clocks, whose turn or how the
 // game ended (in words, and drawn on the board), the move list paired by turn and the replay
-// of the positions seen, the swap, resign, abort, draw, rematch and claim buttons, a move
+// of every earlier position (those not seen on the page are asked of the server), the swap, resign, abort, draw, rematch and claim buttons, a move
 // typed as text, sounds, and every error the server sends.  Clocks tick from the server's
 // figures (time left when each clock last stopped, the running seat and since when); "away"
 // marks a seated player with no socket, and once the grace period is over the opponent may
-// claim the win (the button counts down to it).
+// claim the win (the button counts down to it).  The room's chats sit beside the board
+// (chat.js).
 //
 // A move is built from the move texts the server lists (moves.js): the game module splits
 // each into steps (a target and, where several pieces may go there, a choice), the board
@@ -17,10 +18,11 @@
 // {viewBox, label, items, shapes, highlights}, ghost(data, step, colour) -> items and
 // picture(data, step, colour) -> {viewBox, items}; a game that scores also exports SCORES,
 // {title, format(score)}: what its scores count.
-// Imports board.js, moves.js, sounds.js, connection.js (errors), protocol.js and the game
+// Imports board.js, chat.js, moves.js, sounds.js, connection.js (errors), protocol.js and the game
 // modules.
 
 import { BoardView, build } from "./board.js";
+import { ChatPanel } from "./chat.js";
 import { errorTitle } from "./connection.js";
 import * as ankor from "./games/ankor.js";
 import * as boche from "./games/boche.js";
@@ -61,6 +63,7 @@ class RoomPage {
     this.notice = "";
     this.sending = false;
     this.viewPly = null; // null: the live position; else the position after that many moves
+    this.wantedPly = null; // the position asked for last (it may still be on its way)
     this.positions = new Map(); // moves played -> the position's data, as seen on this page
     this.movers = new Map(); // ply (1-based) -> seat that made it, where seen
     this.lowAlarm = false;
@@ -70,6 +73,7 @@ class RoomPage {
     if (sounds === null) sounds = new Sounds();
     this.sounds = sounds;
     this.build(root);
+    this.chat = new ChatPanel(this.chatSlot, connection, roomId);
     this.ticker = setInterval(() => this.tick(), 100);
     this.onKey = (event) => this.pageKey(event);
     document.addEventListener("keydown", this.onKey);
@@ -203,6 +207,7 @@ class RoomPage {
   /** The page is left: stop the clock and the listeners. */
   close() {
     clearInterval(this.ticker);
+    this.chat.close();
     document.removeEventListener("keydown", this.onKey);
     document.removeEventListener("visibilitychange", this.onVisible);
     if (this.titleBefore !== null) document.title = this.titleBefore;
@@ -221,6 +226,7 @@ class RoomPage {
       this.skew = Date.now() / 1000 - since;
     }
     this.doc = doc;
+    this.chat.update(doc);
     this.game = GAMES[doc.game] ?? null;
     const plies = doc.record.length;
     if (!this.positions.has(plies)) {
@@ -427,7 +433,8 @@ class RoomPage {
       return;
     }
     this.replayBanner.hidden = false;
-    this.replayBanner.textContent = `Move ${this.viewPly} of ${plies}: back to the game (End) ▸`;
+    const where = this.viewPly === 0 ? "Before the first move" : `Move ${this.viewPly} of ${plies}`;
+    this.replayBanner.textContent = `${where}: back to the game (End) ▸`;
   }
 
   renderMoves() {
@@ -454,9 +461,7 @@ class RoomPage {
             // A seat that did not move in a turn passed (forced); the last turn may be half done.
             if (ply === null && column === 1 && index === rows.length - 1) return element("span", { class: "no-move" });
             if (ply === null) return element("span", { class: "no-move passed", title: "passed" }, ["…"]);
-            const held = this.positions.has(ply);
-            const attrs = { type: "button", class: ply === current ? "move current" : "move", "data-ply": String(ply), title: held ? `Show the position after move ${ply}` : "Not seen on this page" };
-            if (!held) attrs.disabled = "";
+            const attrs = { type: "button", class: ply === current ? "move current" : "move", "data-ply": String(ply), title: `Show the position after move ${ply}` };
             return element("button", attrs, breakable(record[ply - 1]));
           }),
         ]),
@@ -464,9 +469,8 @@ class RoomPage {
     );
     const active = this.moves.querySelector(".move.current");
     if (active !== null) active.scrollIntoView?.({ block: "nearest", inline: "nearest" });
-    const first = this.earliestPly();
-    this.replayButtons.querySelector(".replay-first").disabled = current <= first;
-    this.replayButtons.querySelector(".replay-previous").disabled = current <= first;
+    this.replayButtons.querySelector(".replay-first").disabled = current <= 0;
+    this.replayButtons.querySelector(".replay-previous").disabled = current <= 0;
     this.replayButtons.querySelector(".replay-next").disabled = this.viewPly === null;
     this.replayButtons.querySelector(".replay-last").disabled = this.viewPly === null;
   }
@@ -774,26 +778,41 @@ class RoomPage {
 
   // --- replay --------------------------------------------------------------------------------
 
-  earliestPly() {
-    return Math.min(...this.positions.keys());
-  }
-
-  /** Shows the position after `ply` moves (null: the live position). */
-  showPly(ply) {
+  /** Shows the position after `ply` moves (null: the live position); one not seen on this
+   * page is asked of the server, which replays the record up to it. */
+  async showPly(ply) {
     const plies = this.doc?.record.length ?? 0;
-    if (ply !== null && (ply >= plies || !this.positions.has(ply))) ply = null;
+    if (ply !== null && (ply < 0 || ply >= plies)) ply = null;
+    this.wantedPly = ply;
+    if (ply !== null && !this.positions.has(ply)) {
+      try {
+        await this.fetchPosition(ply);
+      } catch (error) {
+        this.showError(error);
+        return;
+      }
+      if (this.wantedPly !== ply) return; // another step was asked for meanwhile
+    }
     this.viewPly = ply;
     this.pending = [];
     this.render();
   }
 
+  async fetchPosition(ply) {
+    const response = await fetch(`/api/rooms/${encodeURIComponent(this.roomId)}/positions/${ply}`);
+    const answer = await response.json().catch(() => ({}));
+    if (!response.ok) throw Object.assign(new Error(answer.message ?? `the server answered ${response.status}`), { code: answer.code ?? "error" });
+    this.positions.set(ply, answer.data);
+    if (answer.mover !== null && answer.mover !== undefined) this.movers.set(ply, answer.mover);
+  }
+
   stepPly(step) {
     if (this.doc === null) return;
     const plies = this.doc.record.length;
-    const current = this.viewPly ?? plies;
-    if (step === "first") this.showPly(this.earliestPly());
+    const current = this.wantedPly ?? plies;
+    if (step === "first") this.showPly(plies > 0 ? 0 : null);
     else if (step === "last") this.showPly(null);
-    else if (this.positions.has(current + step)) this.showPly(current + step);
+    else if (current + step >= 0 && current + step <= plies) this.showPly(current + step);
   }
 
   // --- requests ------------------------------------------------------------------------------

@@ -4,7 +4,8 @@
 ``POST /api/guest`` makes a guest and a session token, ``POST /api/register`` and
 ``POST /api/login`` do the same for accounts; ``GET /api/games`` lists the games and their
 option flags; ``GET /api/players/<id>/games`` is a player's finished games and
-``GET /api/rooms/<id>/record.json`` (or ``.txt``) a game's record; ``GET /api/tournaments``
+``GET /api/rooms/<id>/record.json`` (or ``.txt``) a game's record and
+``GET /api/rooms/<id>/positions/<n>`` its position after n moves; ``GET /api/tournaments``
 lists events, ``POST /api/tournaments`` creates one, ``GET /api/tournaments/<id>`` is one with
 its standings, and ``POST /api/tournaments/<id>/join`` (``/withdraw``) enters or leaves it
 (the POSTs authenticate with ``Authorization: Bearer <token>``; a bad or missing token
@@ -63,7 +64,7 @@ from lobby.ratings import COMPUTER_POOL_SUFFIX
 from lobby.tournaments import TournamentError
 from rules import GAMES
 from rules.api import describe_flags
-from server import bodies, clock_store, store
+from server import bodies, clock_store, replay, store
 from server.auth import (
     NoCredentialsError,
     NotAuthenticatedError,
@@ -370,6 +371,14 @@ def create_app(settings: Settings) -> Starlette:
             return PlainTextResponse(record_text(loaded.room.record))
         return JSONResponse(record_data(loaded.room))
 
+    async def position(request: Request) -> Response:
+        runtime: Runtime = request.app.state.runtime
+        try:
+            loaded = await runtime.service.current(request.path_params["room"])
+            return JSONResponse(replay.position_data(loaded.room, request.path_params["ply"]))
+        except ClientError as error:
+            return _error_response(error)
+
     async def healthz(request: Request) -> Response:
         runtime: Runtime = request.app.state.runtime
         try:
@@ -429,6 +438,7 @@ def create_app(settings: Settings) -> Starlette:
         Route("/api/games", games),
         Route("/api/players/{player}/games", player_games),
         Route("/api/rooms/{room}/record.{kind:str}", record),
+        Route("/api/rooms/{room}/positions/{ply:int}", position),
         Route("/api/ratings/{game}", ratings),
         Route("/api/players/{player}/ratings/{game}", player_rating),
         Route("/api/tournaments", tournament_list),

@@ -28,7 +28,19 @@ from server import protocol
 from server.diff import DiffError, apply
 
 _REPLIES = frozenset(
-    ("joined", "left", "ok", "error", "lobby", "challenge", "accepted", "tournament", "tournaments")
+    (
+        "joined",
+        "left",
+        "ok",
+        "error",
+        "lobby",
+        "challenge",
+        "accepted",
+        "tournament",
+        "tournaments",
+        "chat",
+        "reported",
+    )
 )
 """Server messages that answer a request (``ref`` names it)."""
 
@@ -111,6 +123,9 @@ class Client:
         self.tournaments: dict[str, dict[str, Any]] = {}
         """Followed tournaments by id, each as the server last sent it."""
         self.listed: list[dict[str, Any]] = []
+        self.chat_lines: list[dict[str, Any]] = []
+        """Chat lines said in the joined rooms since connecting (``room`` and ``channel``
+        added to each), in the order they came."""
         """Summaries received while following the list of tournaments, in order."""
         self.frames_received = 0
         self.on_diff: Callable[[str, int], None] | None = None
@@ -224,6 +239,21 @@ class Client:
     async def rematch(self, room: str) -> int:
         reply = await self.request({"t": "rematch", "room": room})
         return int(reply["version"])
+
+    async def chat(self, room: str, channel: str, text: str) -> dict[str, Any]:
+        """Say ``text`` in a chat of the room; the line as the server keeps it."""
+        reply = await self.request({"t": "chat", "room": room, "channel": channel, "text": text})
+        line: dict[str, Any] = reply["lines"][0]
+        return line
+
+    async def chat_history(self, room: str, channel: str) -> list[dict[str, Any]]:
+        """The lines the server keeps of a chat of the room, oldest first."""
+        reply = await self.request({"t": "chat_history", "room": room, "channel": channel})
+        lines: list[dict[str, Any]] = reply["lines"]
+        return lines
+
+    async def report_chat(self, room: str, channel: str, line: str) -> None:
+        await self.request({"t": "chat_report", "room": room, "channel": channel, "line": line})
 
     async def follow_lobby(self) -> dict[str, Any]:
         """Follow the lobby; returns the snapshot, kept up to date in ``self.lobby``."""
@@ -371,6 +401,9 @@ class Client:
             self.listed.append(body["tournament"])
         elif kind == "tournaments" and body.get("ref") is None:
             pass  # a fresh list after the server lost its event stream
+        elif kind == "chat" and body.get("ref") is None:
+            for line in body["lines"]:
+                self.chat_lines.append({**line, "room": body["room"], "channel": body["channel"]})
         elif kind in _REPLIES:
             if kind == "joined":
                 view = self.rooms.get(body["room"])

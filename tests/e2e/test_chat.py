@@ -1,0 +1,158 @@
+"""Room chats on real sockets: the players' chat and the spectators' kept apart, kept across
+reconnections, bounded, rate-limited, and reports kept for the operators."""
+
+from __future__ import annotations
+
+import asyncio
+from types import ModuleType
+
+import pytest
+import redis.asyncio as aioredis
+
+from lobby.identity import new_guest
+from server import chat_store
+from server.client import Client, ServerReplyError
+from server.protocol import MAX_CHAT_LENGTH
+from server.settings import Settings
+from tests.conftest import RedisServer
+from tests.e2e.conftest import RunningServer, connect, make_room, start_server
+
+
+async def _wait_lines(client: Client, count: int) -> list[dict[str, object]]:
+    async with asyncio.timeout(5):
+        while len(client.chat_lines) < count:
+            await asyncio.sleep(0.01)
+    return client.chat_lines
+
+
+async def test_players_and_spectators_each_hear_only_their_own_chat(
+    app_server: RunningServer, redis_client: aioredis.Redis
+) -> None:
+    ann, bob = new_guest(), new_guest()
+    room = await make_room(redis_client, ann, bob)
+    first, second = await connect(app_server, ann), await connect(app_server, bob)
+    eve, max_ = await connect(app_server), await connect(app_server)
+    try:
+        for client in (first, second, eve, max_):
+            await client.join(room)
+        said = await first.chat(room, "players", "  good luck  ")
+        assert said["text"] == "good luck" and said["name"] == ann.name
+        heard = await _wait_lines(second, 1)
+        assert [line["text"] for line in heard] == ["good luck"]
+        await eve.chat(room, "spectators", "nice opening")
+        await _wait_lines(max_, 1)
+        await asyncio.sleep(0.2)  # time for any wrongly routed line to arrive
+        assert [line["text"] for line in max_.chat_lines] == ["nice opening"]
+        assert [line["text"] for line in second.chat_lines] == ["good luck"]
+        assert [line["text"] for line in eve.chat_lines] == ["nice opening"]
+        with pytest.raises(ServerReplyError) as refused:
+            await eve.chat(room, "players", "play c3!")
+        assert refused.value.code == "not_a_player"
+        with pytest.raises(ServerReplyError) as closed:
+            await first.chat(room, "spectators", "hello watchers")
+        assert closed.value.code == "chat_closed"
+        with pytest.raises(ServerReplyError) as hidden:
+            await eve.chat_history(room, "players")
+        assert hidden.value.code == "not_a_player"
+        assert [line["text"] for line in await first.chat_history(room, "players")] == ["good luck"]
+        # A reconnection (a reload) reads the same lines back.
+        again = await connect(app_server, bob)
+        await again.join(room)
+        assert [line["text"] for line in await again.chat_history(room, "players")] == ["good luck"]
+        await again.close()
+    finally:
+        for client in (first, second, eve, max_):
+            await client.close()
+
+
+async def test_the_players_read_the_spectators_chat_once_the_game_is_over(
+    app_server: RunningServer, redis_client: aioredis.Redis
+) -> None:
+    ann, bob = new_guest(), new_guest()
+    room = await make_room(redis_client, ann, bob)
+    first, eve = await connect(app_server, ann), await connect(app_server)
+    try:
+        await first.join(room)
+        await eve.join(room)
+        await eve.chat(room, "spectators", "during the game")
+        await first.resign(room)
+        assert [line["text"] for line in await first.chat_history(room, "spectators")] == [
+            "during the game"
+        ]
+        await eve.chat(room, "spectators", "well played")
+        assert [line["text"] for line in await _wait_lines(first, 1)] == ["well played"]
+        await first.chat(room, "spectators", "thanks")
+        assert [line["text"] for line in await _wait_lines(eve, 2)][-1] == "thanks"
+    finally:
+        await first.close()
+        await eve.close()
+
+
+async def test_bad_chat_requests_are_refused_and_say_nothing(
+    app_server: RunningServer, redis_client: aioredis.Redis
+) -> None:
+    ann, bob = new_guest(), new_guest()
+    room = await make_room(redis_client, ann, bob)
+    first = await connect(app_server, ann)
+    stranger = await connect(app_server)
+    try:
+        with pytest.raises(ServerReplyError) as not_joined:
+            await first.chat(room, "players", "hello")
+        assert not_joined.value.code == "not_joined"
+        await first.join(room)
+        cases = [
+            {"channel": "everyone", "text": "hi"},
+            {"channel": "players", "text": "   "},
+            {"channel": "players", "text": "x" * (MAX_CHAT_LENGTH + 1)},
+            {"channel": "players", "text": 7},
+            {"channel": "players"},
+        ]
+        for fields in cases:
+            with pytest.raises(ServerReplyError) as refused:
+                await first.request({"t": "chat", "room": room, **fields})
+            assert refused.value.code == "bad_request", fields
+        with pytest.raises(ServerReplyError) as unknown:
+            await first.report_chat(room, "players", "nope")
+        assert unknown.value.code == "unknown_line"
+        await stranger.join(room)
+        with pytest.raises(ServerReplyError) as other_room:
+            await stranger.chat(room, "players", "hi")
+        assert other_room.value.code == "not_a_player"
+        assert await first.chat_history(room, "players") == []
+    finally:
+        await first.close()
+        await stranger.close()
+
+
+async def test_chat_is_rate_limited_bounded_and_reports_are_kept(
+    redis_server: RedisServer, redis_client: aioredis.Redis, ttt: ModuleType
+) -> None:
+    server = await start_server(redis_server.url, chat_per_window=3, chat_kept=2)
+    ann, bob = new_guest(), new_guest()
+    room = await make_room(redis_client, ann, bob)
+    first, second = await connect(server, ann), await connect(server, bob)
+    try:
+        await first.join(room)
+        await second.join(room)
+        for n in range(3):
+            await first.chat(room, "players", f"line {n}")
+        with pytest.raises(ServerReplyError) as limited:
+            await first.chat(room, "players", "one too many")
+        assert limited.value.code == "rate_limited"
+        kept = await second.chat_history(room, "players")
+        assert [line["text"] for line in kept] == ["line 1", "line 2"]
+        await second.report_chat(room, "players", kept[-1]["id"])
+        (report,) = await chat_store.reports(redis_client)
+        assert report["room"] == room and report["channel"] == "players"
+        assert report["line"]["text"] == "line 2" and report["line"]["player"] == ann.id
+        assert report["reporter"] == {"id": bob.id, "name": bob.name}
+    finally:
+        await first.close()
+        await second.close()
+        await server.stop()
+
+
+def test_chat_settings_default_to_the_documented_limits() -> None:
+    settings = Settings()
+    assert (settings.chat_per_window, settings.chat_window_seconds) == (5, 10.0)
+    assert (settings.chat_kept, settings.chat_reports_kept) == (100, 10_000)
