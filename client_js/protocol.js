@@ -21,6 +21,7 @@ export const MsgType = Object.freeze({
   PONG: "pong",
   TOURNAMENTS: "tournaments",
   TOURNAMENT: "tournament",
+  TAKEBACK: "takeback",
   CHAT: "chat",
   CHAT_HISTORY: "chat_history",
   CHAT_REPORT: "chat_report",
@@ -74,6 +75,7 @@ export const ErrorCode = Object.freeze({
   WEAK_PASSWORD: "weak_password",
   BAD_RECORD: "bad_record",
   CANNOT_CLAIM: "cannot_claim",
+  CANNOT_TAKE_BACK: "cannot_take_back",
   CHAT_CLOSED: "chat_closed",
   UNKNOWN_LINE: "unknown_line",
   FULL: "full",
@@ -155,6 +157,12 @@ export const CLIENT_MESSAGES = Object.freeze({
     "version"
   ],
   "draw": [
+    "id",
+    "room",
+    "version",
+    "action"
+  ],
+  "takeback": [
     "id",
     "room",
     "version",

@@ -230,6 +230,12 @@ class Client:
         )
         return int(reply["version"])
 
+    async def takeback(self, room: str, action: str) -> int:
+        """Ask to take back one's last move, or accept or decline the asking (``action``)."""
+        view = self.rooms[room]
+        body = {"t": "takeback", "room": room, "version": view.version, "action": action}
+        return int((await self.request(body))["version"])
+
     async def draw(self, room: str, action: str) -> int:
         """Offer, accept or decline a draw (``action``)."""
         body = {"t": "draw", "room": room, "version": self.rooms[room].version, "action": action}

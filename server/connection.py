@@ -68,6 +68,7 @@ from server.protocol import (
     ClientRematch,
     ClientResign,
     ClientSync,
+    ClientTakeback,
     ClientTournament,
     ClientTournaments,
     CloseCode,
@@ -89,7 +90,7 @@ from server.protocol import (
     ServerWelcome,
     encode,
 )
-from server.rooms import Abort, Claim, Draw, Move, Rematch, Resign, seat_role
+from server.rooms import Abort, Claim, Draw, Move, Rematch, Resign, Takeback, seat_role
 from server.service import RoomService
 from server.settings import Settings
 from server.tournament_service import TournamentService
@@ -419,6 +420,11 @@ class Connection:
                 self._joined(request.room)
                 draw = Draw(self.player.id, request.version, request.action)
                 version = await self.service.command(request.room, draw, request.id, self)
+                self._ok(request.id, request.room, version)
+            case ClientTakeback():
+                self._joined(request.room)
+                takeback = Takeback(self.player.id, request.version, request.action)
+                version = await self.service.command(request.room, takeback, request.id, self)
                 self._ok(request.id, request.room, version)
             case ClientRematch():
                 self._joined(request.room)

@@ -79,6 +79,10 @@ class GameNotOverError(ClientError):
     """A rematch of a game that is still being played."""
 
 
+class CannotTakeBackError(ClientError):
+    """A takeback in a rated game, or asked by a player who has made no move."""
+
+
 class ChatClosedError(ClientError):
     """A chat the sender may not read or write (the spectators' chat, for a player while the
     game is on)."""
@@ -115,6 +119,7 @@ _CODES: dict[type[BaseException], ErrorCode] = {
     NoOfferError: ErrorCode.NO_OFFER,
     CannotClaimError: ErrorCode.CANNOT_CLAIM,
     ChatClosedError: ErrorCode.CHAT_CLOSED,
+    CannotTakeBackError: ErrorCode.CANNOT_TAKE_BACK,
     UnknownLineError: ErrorCode.UNKNOWN_LINE,
     GameNotOverError: ErrorCode.GAME_NOT_OVER,
 }

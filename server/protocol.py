@@ -49,6 +49,7 @@ class MsgType(StrEnum):
     PONG = "pong"
     TOURNAMENTS = "tournaments"
     TOURNAMENT = "tournament"
+    TAKEBACK = "takeback"
     CHAT = "chat"
     CHAT_HISTORY = "chat_history"
     CHAT_REPORT = "chat_report"
@@ -70,7 +71,7 @@ class MsgType(StrEnum):
 
 
 class DrawAction(StrEnum):
-    """What a ``draw`` request does."""
+    """What a ``draw`` or ``takeback`` request does."""
 
     OFFER = "offer"
     ACCEPT = "accept"
@@ -127,6 +128,7 @@ class ErrorCode(StrEnum):
     WEAK_PASSWORD = "weak_password"
     BAD_RECORD = "bad_record"
     CANNOT_CLAIM = "cannot_claim"
+    CANNOT_TAKE_BACK = "cannot_take_back"
     CHAT_CLOSED = "chat_closed"
     UNKNOWN_LINE = "unknown_line"
     # tournaments (``lobby.tournaments.ErrorCode`` with ``_`` for ``-``)
@@ -261,6 +263,19 @@ class ClientDraw:
     """Offer a draw, or accept or decline the opponent's offer (``action``)."""
 
     TYPE: ClassVar[MsgType] = MsgType.DRAW
+    id: RequestId
+    room: str
+    version: int
+    action: str
+
+
+@dataclass(frozen=True, slots=True)
+class ClientTakeback:
+    """Ask to take back your last move (``offer``), or accept or decline the opponent's
+    asking; off in rated games.  Granted, the game goes back to before the asker's last
+    move."""
+
+    TYPE: ClassVar[MsgType] = MsgType.TAKEBACK
     id: RequestId
     room: str
     version: int
@@ -405,6 +420,7 @@ ClientMessage: TypeAlias = (
     | ClientResign
     | ClientAbort
     | ClientDraw
+    | ClientTakeback
     | ClientRematch
     | ClientLobby
     | ClientChallenge
@@ -627,6 +643,7 @@ CLIENT_MESSAGES: dict[str, type[ClientMessage]] = {
         ClientResign,
         ClientAbort,
         ClientDraw,
+        ClientTakeback,
         ClientRematch,
         ClientLobby,
         ClientChallenge,

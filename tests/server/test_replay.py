@@ -8,8 +8,8 @@ import random
 import pytest
 
 from server.errors import BadRequestError
-from server.replay import position_data, positions
-from server.rooms import Move, SeatHolder, decide, new_room, room_doc
+from server.replay import position_data
+from server.rooms import Move, SeatHolder, decide, new_room, replay, room_doc
 
 SEATS = (SeatHolder("a", "Ann"), SeatHolder("b", "Bob"))
 
@@ -42,4 +42,4 @@ def test_every_earlier_position_is_the_one_the_room_showed(game: str) -> None:
 def test_a_move_number_the_game_has_not_reached_is_refused(ply: int) -> None:
     room = new_room("r", "marque", "", SEATS)
     with pytest.raises(BadRequestError):
-        positions(room, ply)
+        replay(room, ply)
