@@ -114,6 +114,11 @@ class Connection {
     return this.request({ t: MsgType.DRAW, room: roomId, version: this.version(roomId), action }, true);
   }
 
+  /** Asks to take back our last move, or accepts or declines the asking (a DrawAction value). */
+  takeback(roomId, action) {
+    return this.request({ t: MsgType.TAKEBACK, room: roomId, version: this.version(roomId), action }, true);
+  }
+
   rematch(roomId) {
     return this.request({ t: MsgType.REMATCH, room: roomId }, true);
   }
@@ -570,6 +575,8 @@ function errorTitle(code) {
       return "The game is still on";
     case ErrorCode.CANNOT_CLAIM:
       return "Cannot claim the win yet";
+    case ErrorCode.CANNOT_TAKE_BACK:
+      return "No takeback";
     case ErrorCode.CHAT_CLOSED:
       return "Not open to you yet";
     case ErrorCode.UNKNOWN_LINE:

@@ -141,6 +141,10 @@ class RoomPage {
     this.drawButton = this.button("draw-offer", "Offer a draw", () => this.action(() => this.connection.draw(this.roomId, DrawAction.OFFER)));
     this.drawAccept = this.button("draw-accept", "Accept the draw", () => this.action(() => this.connection.draw(this.roomId, DrawAction.ACCEPT)));
     this.drawDecline = this.button("draw-decline", "Decline the draw", () => this.action(() => this.connection.draw(this.roomId, DrawAction.DECLINE)));
+    this.takebackButton = this.button("takeback-offer", "Ask to take back", () => this.action(() => this.connection.takeback(this.roomId, DrawAction.OFFER)));
+    this.takebackAccept = this.button("takeback-accept", "Accept the takeback", () => this.action(() => this.connection.takeback(this.roomId, DrawAction.ACCEPT)));
+    this.takebackDecline = this.button("takeback-decline", "Decline the takeback", () => this.action(() => this.connection.takeback(this.roomId, DrawAction.DECLINE)));
+    this.takebackLine = element("p", { class: "offer takeback-line", "aria-live": "polite" });
     this.rematchButton = this.button("rematch", "Rematch", () => this.action(() => this.connection.rematch(this.roomId)));
     this.claimButton = this.button("claim", "Claim the win", () => this.action(() => this.connection.claim(this.roomId)));
     this.offerLine = h("p", { class: "offer", "aria-live": "polite" });
@@ -152,9 +156,13 @@ class RoomPage {
       this.drawButton,
       this.drawAccept,
       this.drawDecline,
+      this.takebackButton,
+      this.takebackAccept,
+      this.takebackDecline,
       this.rematchButton,
       this.claimButton,
       this.offerLine,
+      this.takebackLine,
       this.rematchLink,
     ]);
 
@@ -229,6 +237,12 @@ class RoomPage {
     this.chat.update(doc);
     this.game = GAMES[doc.game] ?? null;
     const plies = doc.record.length;
+    if (before !== null && plies < before.plies) {
+      // Moves were taken back: the positions after them are not this game's any more.
+      for (const ply of [...this.positions.keys()]) if (ply > plies) this.positions.delete(ply);
+      for (const ply of [...this.movers.keys()]) if (ply > plies) this.movers.delete(ply);
+      if (this.viewPly !== null && this.viewPly >= plies) this.viewPly = this.wantedPly = null;
+    }
     if (!this.positions.has(plies)) {
       if (this.positions.has(plies - 1)) {
         const earlier = this.positions.get(plies - 1);
@@ -516,6 +530,7 @@ class RoomPage {
     else if (playing && offer === me) line = "You offered a draw.";
     else if (over && rematch.room === null && rematch.offers.length > 0) line = rematch.offers.includes(me) ? "You asked for a rematch." : "Your opponent asks for a rematch.";
     this.offerLine.textContent = line;
+    this.renderTakeback(seat, playing, me);
     this.rematchLink.hidden = rematch.room === null;
     const agreedNow = this.rematchRoom === null && rematch.room !== null;
     if (this.rematchRoom === undefined || agreedNow) this.rematchRoom = rematch.room;
@@ -528,6 +543,23 @@ class RoomPage {
         }, 0);
       }
     }
+  }
+
+  /** Takebacks: ask, or answer the opponent's asking; rated games have none. */
+  renderTakeback(seat, playing, me) {
+    const doc = this.doc;
+    const asking = doc.takeback_offer ?? null;
+    const theirs = playing && asking !== null && asking !== me;
+    // The only move on the board is the opponent's: there is nothing of ours to take back.
+    const moved = doc.record.length > 1 || (doc.record.length === 1 && doc.to_move !== seat);
+    this.takebackButton.hidden = !(playing && !doc.rated && asking === null && moved);
+    this.takebackAccept.hidden = !theirs;
+    this.takebackDecline.hidden = !theirs;
+    let line = "";
+    if (theirs) line = "Your opponent asks to take back their last move.";
+    else if (playing && asking === me) line = "You asked to take back your last move.";
+    else if (playing && doc.rated) line = "Rated game: no takebacks.";
+    this.takebackLine.textContent = line;
   }
 
   renderMute() {
