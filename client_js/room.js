@@ -18,7 +18,7 @@
 // {viewBox, label, items, shapes, highlights}, ghost(data, step, colour) -> items and
 // picture(data, step, colour) -> {viewBox, items}; a game that scores also exports SCORES,
 // {title, format(score)}: what its scores count.
-// Imports board.js, chat.js, moves.js, sounds.js, connection.js (errors), protocol.js and the game
+// Imports board.js, chat.js, moves.js, room_ratings.js, sounds.js, connection.js (errors), protocol.js and the game
 // modules.
 
 import { BoardView, build } from "./board.js";
@@ -30,6 +30,7 @@ import * as che from "./games/che.js";
 import * as marque from "./games/marque.js";
 import * as osbox from "./games/osbox.js";
 import { MoveSet, expandBlocks, legalTexts, sameStep } from "./moves.js";
+import { RoomRatings, changeText } from "./room_ratings.js";
 import { DrawAction } from "./protocol.js";
 import { Sounds } from "./sounds.js";
 
@@ -74,6 +75,7 @@ class RoomPage {
     this.sounds = sounds;
     this.build(root);
     this.chat = new ChatPanel(this.chatSlot, connection, roomId);
+    this.ratings = new RoomRatings(roomId, () => this.render());
     this.ticker = setInterval(() => this.tick(), 100);
     this.onKey = (event) => this.pageKey(event);
     document.addEventListener("keydown", this.onKey);
@@ -216,6 +218,7 @@ class RoomPage {
   close() {
     clearInterval(this.ticker);
     this.chat.close();
+    this.ratings.close();
     document.removeEventListener("keydown", this.onKey);
     document.removeEventListener("visibilitychange", this.onVisible);
     if (this.titleBefore !== null) document.title = this.titleBefore;
@@ -235,6 +238,7 @@ class RoomPage {
     }
     this.doc = doc;
     this.chat.update(doc);
+    this.ratings.update(doc);
     this.game = GAMES[doc.game] ?? null;
     const plies = doc.record.length;
     if (before !== null && plies < before.plies) {
@@ -508,6 +512,7 @@ class RoomPage {
         away: doc.outcome === null && (doc.away ?? [])[index] != null,
         clock: doc.clock !== null && doc.clock !== undefined,
         winner: doc.outcome !== null && doc.outcome.winner === index,
+        rating: this.ratings.of(doc.seats[index].id),
       });
     }
   }
@@ -911,16 +916,18 @@ class PlayerCard {
     this.swatch = element("span", { class: "swatch", "aria-hidden": "true" });
     this.colour = element("span", { class: "colour" });
     this.name = element("span", { class: "name" });
+    this.rating = element("span", { class: "rating" });
+    this.change = element("span", { class: "rating-change" });
     this.you = element("span", { class: "you" }, ["you"]);
     this.score = element("span", { class: "score" });
     this.flags = element("span", { class: "flags" });
     this.clock = element("span", { class: "clock", role: "timer" });
-    const who = element("span", { class: "who-line" }, [this.swatch, this.colour, " ", this.name]);
+    const who = element("span", { class: "who-line" }, [this.swatch, this.colour, " ", this.name, this.rating, this.change]);
     const meta = element("span", { class: "meta" }, [this.you, this.flags, this.score]);
     this.node = element("div", { class: "player" }, [who, meta, this.clock]);
   }
 
-  show({ seat, holder, style, you, toMove, score, scoreWords, away, clock, winner }) {
+  show({ seat, holder, style, you, toMove, score, scoreWords, away, clock, winner, rating }) {
     this.seat = seat;
     this.node.dataset.seat = String(seat);
     this.node.classList.toggle("moving", toMove);
@@ -929,6 +936,11 @@ class PlayerCard {
     this.swatch.style.backgroundColor = style.fill;
     this.colour.textContent = style.label;
     this.name.textContent = holder.name;
+    this.rating.textContent = rating === null ? "" : rating.text;
+    const change = rating?.change ?? null;
+    this.change.textContent = change === null ? "" : changeText(change);
+    this.change.dataset.sign = change === null ? "" : Math.round(change) > 0 ? "up" : Math.round(change) < 0 ? "down" : "even";
+    this.change.title = change === null ? "" : "Rating change in this game";
     this.you.hidden = !you;
     this.score.hidden = score === null;
     this.score.textContent = score === null ? "" : scoreWords.format(score);
