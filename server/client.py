@@ -338,6 +338,15 @@ class Client:
                     raise ConnectionError("the connection is closed")
                 await asyncio.shield(self._changed)
 
+    async def wait_chat(self, count: int, timeout: float = 10.0) -> list[str]:
+        """Wait until ``count`` chat lines have come; their texts.  Raises TimeoutError."""
+        async with asyncio.timeout(timeout):
+            while len(self.chat_lines) < count:
+                if self.closed:
+                    raise ConnectionError("the connection is closed")
+                await asyncio.shield(self._changed)
+        return [line["text"] for line in self.chat_lines]
+
     async def wait_for(
         self, room: str, predicate: Callable[[RoomView], bool], timeout: float = 10.0
     ) -> RoomView:

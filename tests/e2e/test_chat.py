@@ -3,7 +3,6 @@ reconnections, bounded, rate-limited, and reports kept for the operators."""
 
 from __future__ import annotations
 
-import asyncio
 from types import ModuleType
 
 import pytest
@@ -11,18 +10,11 @@ import redis.asyncio as aioredis
 
 from lobby.identity import new_guest
 from server import chat_store
-from server.client import Client, ServerReplyError
+from server.client import ServerReplyError
 from server.protocol import MAX_CHAT_LENGTH
 from server.settings import Settings
 from tests.conftest import RedisServer
 from tests.e2e.conftest import RunningServer, connect, make_room, start_server
-
-
-async def _wait_lines(client: Client, count: int) -> list[dict[str, object]]:
-    async with asyncio.timeout(5):
-        while len(client.chat_lines) < count:
-            await asyncio.sleep(0.01)
-    return client.chat_lines
 
 
 async def test_players_and_spectators_each_hear_only_their_own_chat(
@@ -37,14 +29,17 @@ async def test_players_and_spectators_each_hear_only_their_own_chat(
             await client.join(room)
         said = await first.chat(room, "players", "  good luck  ")
         assert said["text"] == "good luck" and said["name"] == ann.name
-        heard = await _wait_lines(second, 1)
-        assert [line["text"] for line in heard] == ["good luck"]
+        assert await second.wait_chat(1) == ["good luck"]
         await eve.chat(room, "spectators", "nice opening")
-        await _wait_lines(max_, 1)
-        await asyncio.sleep(0.2)  # time for any wrongly routed line to arrive
-        assert [line["text"] for line in max_.chat_lines] == ["nice opening"]
-        assert [line["text"] for line in second.chat_lines] == ["good luck"]
-        assert [line["text"] for line in eve.chat_lines] == ["nice opening"]
+        assert await max_.wait_chat(1) == ["nice opening"]
+        # Lines of one room reach a process in the order said: had the spectators' line gone
+        # to a player (or the players' to a spectator), it would come before these.
+        await first.chat(room, "players", "thanks")
+        await eve.chat(room, "spectators", "they are polite")
+        assert await second.wait_chat(2) == ["good luck", "thanks"]
+        assert await max_.wait_chat(2) == ["nice opening", "they are polite"]
+        assert await first.wait_chat(2) == ["good luck", "thanks"]
+        assert await eve.wait_chat(2) == ["nice opening", "they are polite"]
         with pytest.raises(ServerReplyError) as refused:
             await eve.chat(room, "players", "play c3!")
         assert refused.value.code == "not_a_player"
@@ -54,11 +49,17 @@ async def test_players_and_spectators_each_hear_only_their_own_chat(
         with pytest.raises(ServerReplyError) as hidden:
             await eve.chat_history(room, "players")
         assert hidden.value.code == "not_a_player"
-        assert [line["text"] for line in await first.chat_history(room, "players")] == ["good luck"]
+        assert [line["text"] for line in await first.chat_history(room, "players")] == [
+            "good luck",
+            "thanks",
+        ]
         # A reconnection (a reload) reads the same lines back.
         again = await connect(app_server, bob)
         await again.join(room)
-        assert [line["text"] for line in await again.chat_history(room, "players")] == ["good luck"]
+        assert [line["text"] for line in await again.chat_history(room, "players")] == [
+            "good luck",
+            "thanks",
+        ]
         await again.close()
     finally:
         for client in (first, second, eve, max_):
@@ -80,9 +81,9 @@ async def test_the_players_read_the_spectators_chat_once_the_game_is_over(
             "during the game"
         ]
         await eve.chat(room, "spectators", "well played")
-        assert [line["text"] for line in await _wait_lines(first, 1)] == ["well played"]
+        assert await first.wait_chat(1) == ["well played"]
         await first.chat(room, "spectators", "thanks")
-        assert [line["text"] for line in await _wait_lines(eve, 2)][-1] == "thanks"
+        assert await eve.wait_chat(3) == ["during the game", "well played", "thanks"]
     finally:
         await first.close()
         await eve.close()
