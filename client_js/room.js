@@ -246,6 +246,9 @@ class RoomPage {
       for (const ply of [...this.positions.keys()]) if (ply > plies) this.positions.delete(ply);
       for (const ply of [...this.movers.keys()]) if (ply > plies) this.movers.delete(ply);
       if (this.viewPly !== null && this.viewPly >= plies) this.viewPly = this.wantedPly = null;
+      // A premove answered a move that is gone: it must not be played in its place.
+      if (this.premove !== null) this.notice = `Premove ${this.premove.text} dropped: moves were taken back.`;
+      this.premove = null;
     }
     if (!this.positions.has(plies)) {
       if (this.positions.has(plies - 1)) {
