@@ -146,7 +146,7 @@ class RoomPage {
     this.takebackButton = this.button("takeback-offer", "Ask to take back", () => this.action(() => this.connection.takeback(this.roomId, DrawAction.OFFER)));
     this.takebackAccept = this.button("takeback-accept", "Accept the takeback", () => this.action(() => this.connection.takeback(this.roomId, DrawAction.ACCEPT)));
     this.takebackDecline = this.button("takeback-decline", "Decline the takeback", () => this.action(() => this.connection.takeback(this.roomId, DrawAction.DECLINE)));
-    this.takebackLine = element("p", { class: "offer takeback-line", "aria-live": "polite" });
+    this.takebackLine = element("p", { class: "takeback-line", "aria-live": "polite" });
     this.rematchButton = this.button("rematch", "Rematch", () => this.action(() => this.connection.rematch(this.roomId)));
     this.claimButton = this.button("claim", "Claim the win", () => this.action(() => this.connection.claim(this.roomId)));
     this.offerLine = h("p", { class: "offer", "aria-live": "polite" });
