@@ -37,10 +37,7 @@ class ChatService:
         over = await self._over(room_id)
         check_access(role, over, chat)
         kept = clean_text(text)
-        if not await _storage(chat_store.take_turn(self.client, player_id, self.limits)):
-            raise RateLimitedError(
-                f"at most {self.limits.per_window} chat messages in {self.limits.window:g} s"
-            )
+        await self._take_turn(player_id)
         line = ChatLine(secrets.token_hex(6), player_id, name, kept, time.time())
         frame = encode(ServerChat(None, room_id, chat.value, [line.to_data()]))
         await _storage(
@@ -58,8 +55,10 @@ class ChatService:
     async def report(
         self, room_id: str, role: Role, player_id: str, name: str, chat: ChatChannel, line_id: str
     ) -> None:
-        """Keep a report of a line of a chat the reporter reads; raises UnknownLineError."""
+        """Keep a report of a line of a chat the reporter reads; raises UnknownLineError or
+        RateLimitedError (a report counts as a line said, so reports cannot flood)."""
         check_access(role, await self._over(room_id), chat)
+        await self._take_turn(player_id)
         kept = await _storage(chat_store.lines(self.client, room_id, chat))
         line = next((line for line in kept if line.id == line_id), None)
         if line is None:
@@ -72,6 +71,13 @@ class ChatService:
             "reporter": {"id": player_id, "name": name},
         }
         await _storage(chat_store.keep_report(self.client, report, self.limits.reports_kept))
+
+    async def _take_turn(self, player_id: str) -> None:
+        if not await _storage(chat_store.take_turn(self.client, player_id, self.limits)):
+            raise RateLimitedError(
+                f"at most {self.limits.per_window} chat messages and reports in "
+                f"{self.limits.window:g} s"
+            )
 
     async def _over(self, room_id: str) -> bool:
         return (await self.rooms.room(room_id)).room.outcome is not None

@@ -143,7 +143,12 @@ async def test_chat_is_rate_limited_bounded_and_reports_are_kept(
         kept = await second.chat_history(room, "players")
         assert [line["text"] for line in kept] == ["line 1", "line 2"]
         await second.report_chat(room, "players", kept[-1]["id"])
-        (report,) = await chat_store.reports(redis_client)
+        await second.report_chat(room, "players", kept[-1]["id"])
+        await second.report_chat(room, "players", kept[-1]["id"])
+        with pytest.raises(ServerReplyError) as flooding:
+            await second.report_chat(room, "players", kept[-1]["id"])
+        assert flooding.value.code == "rate_limited"  # a report counts as a line said
+        report, *_ = await chat_store.reports(redis_client)
         assert report["room"] == room and report["channel"] == "players"
         assert report["line"]["text"] == "line 2" and report["line"]["player"] == ann.id
         assert report["reporter"] == {"id": bob.id, "name": bob.name}
@@ -157,3 +162,29 @@ def test_chat_settings_default_to_the_documented_limits() -> None:
     settings = Settings()
     assert (settings.chat_per_window, settings.chat_window_seconds) == (5, 10.0)
     assert (settings.chat_kept, settings.chat_reports_kept) == (100, 10_000)
+
+
+async def test_chat_reaches_the_readers_on_another_process(
+    redis_server: RedisServer, app_server: RunningServer, redis_client: aioredis.Redis
+) -> None:
+    other = await start_server(redis_server.url)
+    ann, bob = new_guest(), new_guest()
+    room = await make_room(redis_client, ann, bob)
+    here, there = await connect(app_server, ann), await connect(other, bob)
+    watching_there = await connect(other)
+    try:
+        for client in (here, there, watching_there):
+            await client.join(room)
+        await here.chat(room, "players", "hello from one process")
+        await watching_there.chat(room, "spectators", "hello from the other")
+        await there.chat(room, "players", "and back")
+        assert await there.wait_chat(2) == ["hello from one process", "and back"]
+        assert await here.wait_chat(2) == ["hello from one process", "and back"]
+        assert await watching_there.wait_chat(1) == ["hello from the other"]
+        await here.chat(room, "players", "bye")
+        assert await there.wait_chat(3) == ["hello from one process", "and back", "bye"]
+        assert [line["text"] for line in watching_there.chat_lines] == ["hello from the other"]
+    finally:
+        for client in (here, there, watching_there):
+            await client.close()
+        await other.stop()
