@@ -146,6 +146,7 @@ class ChatPanel {
       report.disabled = reported;
       report.addEventListener("click", () => this.report(line, report));
       item.append(element("span", { class: "chat-actions" }, [mute, report]));
+      item.tabIndex = 0; // a tap or Tab on the line shows its buttons where nothing hovers
     }
     return item;
   }
