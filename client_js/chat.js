@@ -85,11 +85,18 @@ class ChatPanel {
     this.keep(event.channel, event.lines, event.history);
   }
 
+  /** Keeps lines of a chat, each once, oldest first; `whole` lines are everything the server
+   * keeps, yet a line pushed while they were read may come first, and is kept too. */
   keep(channel, lines, whole) {
-    const held = whole ? [] : this.lines.get(channel);
-    const ids = new Set(held.map((line) => line.id));
-    for (const line of lines) if (!ids.has(line.id)) held.push(line);
-    this.lines.set(channel, held);
+    const held = this.lines.get(channel);
+    const merged = whole ? [...lines] : held;
+    const ids = new Set(merged.map((line) => line.id));
+    const newest = whole && lines.length > 0 ? lines[lines.length - 1].at : -Infinity;
+    for (const line of whole ? held : lines) {
+      if (!ids.has(line.id) && (!whole || line.at >= newest)) merged.push(line);
+    }
+    merged.sort((a, b) => a.at - b.at);
+    this.lines.set(channel, merged);
     if (channel === this.channel) this.renderLines();
   }
 
