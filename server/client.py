@@ -16,6 +16,7 @@ import asyncio
 import itertools
 import json
 import urllib.request
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -44,6 +45,7 @@ _REPLIES = frozenset(
 )
 """Server messages that answer a request (``ref`` names it)."""
 
+CHAT_LINES_KEPT = 1000
 SYNC_RETRY_SECONDS = 0.5
 """How long a view waits before asking again after the server refused an automatic sync."""
 
@@ -123,9 +125,10 @@ class Client:
         self.tournaments: dict[str, dict[str, Any]] = {}
         """Followed tournaments by id, each as the server last sent it."""
         self.listed: list[dict[str, Any]] = []
-        self.chat_lines: list[dict[str, Any]] = []
+        self.chat_lines: deque[dict[str, Any]] = deque(maxlen=CHAT_LINES_KEPT)
         """Chat lines said in the joined rooms since connecting (``room`` and ``channel``
-        added to each), in the order they came."""
+        added to each), in the order they came; the last ``CHAT_LINES_KEPT`` (a bot runs
+        for days)."""
         """Summaries received while following the list of tournaments, in order."""
         self.frames_received = 0
         self.on_diff: Callable[[str, int], None] | None = None
