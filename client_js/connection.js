@@ -68,6 +68,7 @@ class Connection {
     this.followingLobby = false;
     this.tournamentList = null; // id -> summary, while the list is followed
     this.tournaments = new Map(); // id -> the followed event (null until its first copy)
+    this.chatListeners = new Map(); // room id -> the page's listener of its chats
   }
 
   /** Opens the socket; reconnects by itself until close() is called. */
@@ -113,6 +114,11 @@ class Connection {
     return this.request({ t: MsgType.DRAW, room: roomId, version: this.version(roomId), action }, true);
   }
 
+  /** Asks to take back our last move, or accepts or declines the asking (a DrawAction value). */
+  takeback(roomId, action) {
+    return this.request({ t: MsgType.TAKEBACK, room: roomId, version: this.version(roomId), action }, true);
+  }
+
   rematch(roomId) {
     return this.request({ t: MsgType.REMATCH, room: roomId }, true);
   }
@@ -120,6 +126,32 @@ class Connection {
   /** Claims the win of a live game whose opponent stayed away past the grace period. */
   claim(roomId) {
     return this.request({ t: MsgType.CLAIM, room: roomId, version: this.version(roomId) }, true);
+  }
+
+  /** Says `text` in a chat of the room (a ChatChannel value); resolves with the `chat` reply. */
+  chat(roomId, channel, text) {
+    return this.request({ t: MsgType.CHAT, room: roomId, channel, text }, false);
+  }
+
+  /** The lines the server keeps of a chat of the room, oldest first. */
+  async chatHistory(roomId, channel) {
+    return (await this.request({ t: MsgType.CHAT_HISTORY, room: roomId, channel }, false)).lines;
+  }
+
+  reportChat(roomId, channel, lineId) {
+    return this.request({ t: MsgType.CHAT_REPORT, room: roomId, channel, line: lineId }, false);
+  }
+
+  /**
+   * `listener` hears the room's chats: {t: "joined", role} each time the room is joined
+   * (again after a reconnection), and {t: "chat", channel, lines, history} for lines pushed.
+   * Returns the function that stops it.
+   */
+  listenChat(roomId, listener) {
+    this.chatListeners.set(roomId, listener);
+    return () => {
+      if (this.chatListeners.get(roomId) === listener) this.chatListeners.delete(roomId);
+    };
   }
 
   /** Follows the lobby (again after every reconnection); resolves with the snapshot. */
@@ -300,8 +332,16 @@ class Connection {
         const room = this.rooms.get(body.room);
         if (room !== undefined) room.syncing = false;
         this.reply(body);
+        this.chatListeners.get(body.room)?.({ t: "joined", role: body.role });
         break;
       }
+      case MsgType.CHAT:
+        if (body.ref === null || body.ref === undefined) this.chatListeners.get(body.room)?.(body);
+        else this.reply(body);
+        break;
+      case MsgType.REPORTED:
+        this.reply(body);
+        break;
       case MsgType.LEFT:
       case MsgType.OK:
       case MsgType.CHALLENGE:
@@ -535,6 +575,12 @@ function errorTitle(code) {
       return "The game is still on";
     case ErrorCode.CANNOT_CLAIM:
       return "Cannot claim the win yet";
+    case ErrorCode.CANNOT_TAKE_BACK:
+      return "No takeback";
+    case ErrorCode.CHAT_CLOSED:
+      return "Not open to you yet";
+    case ErrorCode.UNKNOWN_LINE:
+      return "That message is gone";
     case ErrorCode.UNKNOWN_PLAYER:
       return "No such player";
     case ErrorCode.UNKNOWN_CHALLENGE:

@@ -21,6 +21,10 @@ export const MsgType = Object.freeze({
   PONG: "pong",
   TOURNAMENTS: "tournaments",
   TOURNAMENT: "tournament",
+  TAKEBACK: "takeback",
+  CHAT: "chat",
+  CHAT_HISTORY: "chat_history",
+  CHAT_REPORT: "chat_report",
   WELCOME: "welcome",
   JOINED: "joined",
   LEFT: "left",
@@ -33,6 +37,7 @@ export const MsgType = Object.freeze({
   TOURNAMENT_LISTED: "tournament_listed",
   TOURNAMENT_EVENT: "tournament_event",
   PING: "ping",
+  REPORTED: "reported",
 });
 
 export const ErrorCode = Object.freeze({
@@ -70,6 +75,9 @@ export const ErrorCode = Object.freeze({
   WEAK_PASSWORD: "weak_password",
   BAD_RECORD: "bad_record",
   CANNOT_CLAIM: "cannot_claim",
+  CANNOT_TAKE_BACK: "cannot_take_back",
+  CHAT_CLOSED: "chat_closed",
+  UNKNOWN_LINE: "unknown_line",
   FULL: "full",
   STARTED: "started",
   FINISHED: "finished",
@@ -109,6 +117,13 @@ export const DrawAction = Object.freeze({
   DECLINE: "decline",
 });
 
+export const ChatChannel = Object.freeze({
+  PLAYERS: "players",
+  SPECTATORS: "spectators",
+});
+
+export const MAX_CHAT_LENGTH = 140;
+
 /** Fields of every message the client sends, by type. */
 export const CLIENT_MESSAGES = Object.freeze({
   "join": [
@@ -142,6 +157,12 @@ export const CLIENT_MESSAGES = Object.freeze({
     "version"
   ],
   "draw": [
+    "id",
+    "room",
+    "version",
+    "action"
+  ],
+  "takeback": [
     "id",
     "room",
     "version",
@@ -191,6 +212,23 @@ export const CLIENT_MESSAGES = Object.freeze({
     "id",
     "tournament",
     "follow"
+  ],
+  "chat": [
+    "id",
+    "room",
+    "channel",
+    "text"
+  ],
+  "chat_history": [
+    "id",
+    "room",
+    "channel"
+  ],
+  "chat_report": [
+    "id",
+    "room",
+    "channel",
+    "line"
   ]
 });
 /** Fields of every message the server sends, by type (`lobby`, `challenge`,
@@ -263,5 +301,16 @@ export const SERVER_MESSAGES = Object.freeze({
   ],
   "tournament_event": [
     "tournament"
+  ],
+  "chat": [
+    "ref",
+    "room",
+    "channel",
+    "lines",
+    "history"
+  ],
+  "reported": [
+    "ref",
+    "room"
   ]
 });

@@ -1,11 +1,12 @@
 // The game page of one room: the board (drawn by the game's module through board.js), the
 // players' cards with their colours after any swap and their clocks, whose turn or how the
 // game ended (in words, and drawn on the board), the move list paired by turn and the replay
-// of the positions seen, the swap, resign, abort, draw, rematch and claim buttons, a move
+// of every earlier position (those not seen on the page are asked of the server), the swap, resign, abort, draw, rematch and claim buttons, a move
 // typed as text, sounds, and every error the server sends.  Clocks tick from the server's
 // figures (time left when each clock last stopped, the running seat and since when); "away"
 // marks a seated player with no socket, and once the grace period is over the opponent may
-// claim the win (the button counts down to it).
+// claim the win (the button counts down to it).  The room's chats sit beside the board
+// (chat.js).
 //
 // A move is built from the move texts the server lists (moves.js): the game module splits
 // each into steps (a target and, where several pieces may go there, a choice), the board
@@ -17,10 +18,11 @@
 // {viewBox, label, items, shapes, highlights}, ghost(data, step, colour) -> items and
 // picture(data, step, colour) -> {viewBox, items}; a game that scores also exports SCORES,
 // {title, format(score)}: what its scores count.
-// Imports board.js, moves.js, sounds.js, connection.js (errors), protocol.js and the game
+// Imports board.js, chat.js, moves.js, room_ratings.js, sounds.js, connection.js (errors), protocol.js and the game
 // modules.
 
 import { BoardView, build } from "./board.js";
+import { ChatPanel } from "./chat.js";
 import { errorTitle } from "./connection.js";
 import * as ankor from "./games/ankor.js";
 import * as boche from "./games/boche.js";
@@ -28,6 +30,7 @@ import * as che from "./games/che.js";
 import * as marque from "./games/marque.js";
 import * as osbox from "./games/osbox.js";
 import { MoveSet, expandBlocks, legalTexts, sameStep } from "./moves.js";
+import { RoomRatings, changeText } from "./room_ratings.js";
 import { DrawAction } from "./protocol.js";
 import { Sounds } from "./sounds.js";
 
@@ -61,6 +64,7 @@ class RoomPage {
     this.notice = "";
     this.sending = false;
     this.viewPly = null; // null: the live position; else the position after that many moves
+    this.wantedPly = null; // the position asked for last (it may still be on its way)
     this.positions = new Map(); // moves played -> the position's data, as seen on this page
     this.movers = new Map(); // ply (1-based) -> seat that made it, where seen
     this.lowAlarm = false;
@@ -70,6 +74,8 @@ class RoomPage {
     if (sounds === null) sounds = new Sounds();
     this.sounds = sounds;
     this.build(root);
+    this.chat = new ChatPanel(this.chatSlot, connection, roomId);
+    this.ratings = new RoomRatings(roomId, () => this.render());
     this.ticker = setInterval(() => this.tick(), 100);
     this.onKey = (event) => this.pageKey(event);
     document.addEventListener("keydown", this.onKey);
@@ -137,6 +143,10 @@ class RoomPage {
     this.drawButton = this.button("draw-offer", "Offer a draw", () => this.action(() => this.connection.draw(this.roomId, DrawAction.OFFER)));
     this.drawAccept = this.button("draw-accept", "Accept the draw", () => this.action(() => this.connection.draw(this.roomId, DrawAction.ACCEPT)));
     this.drawDecline = this.button("draw-decline", "Decline the draw", () => this.action(() => this.connection.draw(this.roomId, DrawAction.DECLINE)));
+    this.takebackButton = this.button("takeback-offer", "Ask to take back", () => this.action(() => this.connection.takeback(this.roomId, DrawAction.OFFER)));
+    this.takebackAccept = this.button("takeback-accept", "Accept the takeback", () => this.action(() => this.connection.takeback(this.roomId, DrawAction.ACCEPT)));
+    this.takebackDecline = this.button("takeback-decline", "Decline the takeback", () => this.action(() => this.connection.takeback(this.roomId, DrawAction.DECLINE)));
+    this.takebackLine = element("p", { class: "takeback-line", "aria-live": "polite" });
     this.rematchButton = this.button("rematch", "Rematch", () => this.action(() => this.connection.rematch(this.roomId)));
     this.claimButton = this.button("claim", "Claim the win", () => this.action(() => this.connection.claim(this.roomId)));
     this.offerLine = h("p", { class: "offer", "aria-live": "polite" });
@@ -148,9 +158,13 @@ class RoomPage {
       this.drawButton,
       this.drawAccept,
       this.drawDecline,
+      this.takebackButton,
+      this.takebackAccept,
+      this.takebackDecline,
       this.rematchButton,
       this.claimButton,
       this.offerLine,
+      this.takebackLine,
       this.rematchLink,
     ]);
 
@@ -203,6 +217,8 @@ class RoomPage {
   /** The page is left: stop the clock and the listeners. */
   close() {
     clearInterval(this.ticker);
+    this.chat.close();
+    this.ratings.close();
     document.removeEventListener("keydown", this.onKey);
     document.removeEventListener("visibilitychange", this.onVisible);
     if (this.titleBefore !== null) document.title = this.titleBefore;
@@ -221,8 +237,19 @@ class RoomPage {
       this.skew = Date.now() / 1000 - since;
     }
     this.doc = doc;
+    this.chat.update(doc);
+    this.ratings.update(doc);
     this.game = GAMES[doc.game] ?? null;
     const plies = doc.record.length;
+    if (before !== null && plies < before.plies) {
+      // Moves were taken back: the positions after them are not this game's any more.
+      for (const ply of [...this.positions.keys()]) if (ply > plies) this.positions.delete(ply);
+      for (const ply of [...this.movers.keys()]) if (ply > plies) this.movers.delete(ply);
+      if (this.viewPly !== null && this.viewPly >= plies) this.viewPly = this.wantedPly = null;
+      // A premove answered a move that is gone: it must not be played in its place.
+      if (this.premove !== null) this.notice = `Premove ${this.premove.text} dropped: moves were taken back.`;
+      this.premove = null;
+    }
     if (!this.positions.has(plies)) {
       if (this.positions.has(plies - 1)) {
         const earlier = this.positions.get(plies - 1);
@@ -427,7 +454,8 @@ class RoomPage {
       return;
     }
     this.replayBanner.hidden = false;
-    this.replayBanner.textContent = `Move ${this.viewPly} of ${plies}: back to the game (End) ▸`;
+    const where = this.viewPly === 0 ? "Before the first move" : `Move ${this.viewPly} of ${plies}`;
+    this.replayBanner.textContent = `${where}: back to the game (End) ▸`;
   }
 
   renderMoves() {
@@ -454,9 +482,7 @@ class RoomPage {
             // A seat that did not move in a turn passed (forced); the last turn may be half done.
             if (ply === null && column === 1 && index === rows.length - 1) return element("span", { class: "no-move" });
             if (ply === null) return element("span", { class: "no-move passed", title: "passed" }, ["…"]);
-            const held = this.positions.has(ply);
-            const attrs = { type: "button", class: ply === current ? "move current" : "move", "data-ply": String(ply), title: held ? `Show the position after move ${ply}` : "Not seen on this page" };
-            if (!held) attrs.disabled = "";
+            const attrs = { type: "button", class: ply === current ? "move current" : "move", "data-ply": String(ply), title: `Show the position after move ${ply}` };
             return element("button", attrs, breakable(record[ply - 1]));
           }),
         ]),
@@ -464,9 +490,8 @@ class RoomPage {
     );
     const active = this.moves.querySelector(".move.current");
     if (active !== null) active.scrollIntoView?.({ block: "nearest", inline: "nearest" });
-    const first = this.earliestPly();
-    this.replayButtons.querySelector(".replay-first").disabled = current <= first;
-    this.replayButtons.querySelector(".replay-previous").disabled = current <= first;
+    this.replayButtons.querySelector(".replay-first").disabled = current <= 0;
+    this.replayButtons.querySelector(".replay-previous").disabled = current <= 0;
     this.replayButtons.querySelector(".replay-next").disabled = this.viewPly === null;
     this.replayButtons.querySelector(".replay-last").disabled = this.viewPly === null;
   }
@@ -490,6 +515,7 @@ class RoomPage {
         away: doc.outcome === null && (doc.away ?? [])[index] != null,
         clock: doc.clock !== null && doc.clock !== undefined,
         winner: doc.outcome !== null && doc.outcome.winner === index,
+        rating: this.ratings.of(doc.seats[index].id),
       });
     }
   }
@@ -512,6 +538,7 @@ class RoomPage {
     else if (playing && offer === me) line = "You offered a draw.";
     else if (over && rematch.room === null && rematch.offers.length > 0) line = rematch.offers.includes(me) ? "You asked for a rematch." : "Your opponent asks for a rematch.";
     this.offerLine.textContent = line;
+    this.renderTakeback(seat, playing, me);
     this.rematchLink.hidden = rematch.room === null;
     const agreedNow = this.rematchRoom === null && rematch.room !== null;
     if (this.rematchRoom === undefined || agreedNow) this.rematchRoom = rematch.room;
@@ -524,6 +551,23 @@ class RoomPage {
         }, 0);
       }
     }
+  }
+
+  /** Takebacks: ask, or answer the opponent's asking; rated games have none. */
+  renderTakeback(seat, playing, me) {
+    const doc = this.doc;
+    const asking = doc.takeback_offer ?? null;
+    const theirs = playing && asking !== null && asking !== me;
+    // The only move on the board is the opponent's: there is nothing of ours to take back.
+    const moved = doc.record.length > 1 || (doc.record.length === 1 && doc.to_move !== seat);
+    this.takebackButton.hidden = !(playing && !doc.rated && asking === null && moved);
+    this.takebackAccept.hidden = !theirs;
+    this.takebackDecline.hidden = !theirs;
+    let line = "";
+    if (theirs) line = "Your opponent asks to take back their last move.";
+    else if (playing && asking === me) line = "You asked to take back your last move.";
+    else if (playing && doc.rated) line = "Rated game: no takebacks.";
+    this.takebackLine.textContent = line;
   }
 
   renderMute() {
@@ -774,26 +818,41 @@ class RoomPage {
 
   // --- replay --------------------------------------------------------------------------------
 
-  earliestPly() {
-    return Math.min(...this.positions.keys());
-  }
-
-  /** Shows the position after `ply` moves (null: the live position). */
-  showPly(ply) {
+  /** Shows the position after `ply` moves (null: the live position); one not seen on this
+   * page is asked of the server, which replays the record up to it. */
+  async showPly(ply) {
     const plies = this.doc?.record.length ?? 0;
-    if (ply !== null && (ply >= plies || !this.positions.has(ply))) ply = null;
+    if (ply !== null && (ply < 0 || ply >= plies)) ply = null;
+    this.wantedPly = ply;
+    if (ply !== null && !this.positions.has(ply)) {
+      try {
+        await this.fetchPosition(ply);
+      } catch (error) {
+        this.showError(error);
+        return;
+      }
+      if (this.wantedPly !== ply) return; // another step was asked for meanwhile
+    }
     this.viewPly = ply;
     this.pending = [];
     this.render();
   }
 
+  async fetchPosition(ply) {
+    const response = await fetch(`/api/rooms/${encodeURIComponent(this.roomId)}/positions/${ply}`);
+    const answer = await response.json().catch(() => ({}));
+    if (!response.ok) throw Object.assign(new Error(answer.message ?? `the server answered ${response.status}`), { code: answer.code ?? "error" });
+    this.positions.set(ply, answer.data);
+    if (answer.mover !== null && answer.mover !== undefined) this.movers.set(ply, answer.mover);
+  }
+
   stepPly(step) {
     if (this.doc === null) return;
     const plies = this.doc.record.length;
-    const current = this.viewPly ?? plies;
-    if (step === "first") this.showPly(this.earliestPly());
+    const current = this.wantedPly ?? plies;
+    if (step === "first") this.showPly(plies > 0 ? 0 : null);
     else if (step === "last") this.showPly(null);
-    else if (this.positions.has(current + step)) this.showPly(current + step);
+    else if (current + step >= 0 && current + step <= plies) this.showPly(current + step);
   }
 
   // --- requests ------------------------------------------------------------------------------
@@ -860,16 +919,18 @@ class PlayerCard {
     this.swatch = element("span", { class: "swatch", "aria-hidden": "true" });
     this.colour = element("span", { class: "colour" });
     this.name = element("span", { class: "name" });
+    this.rating = element("span", { class: "rating" });
+    this.change = element("span", { class: "rating-change" });
     this.you = element("span", { class: "you" }, ["you"]);
     this.score = element("span", { class: "score" });
     this.flags = element("span", { class: "flags" });
     this.clock = element("span", { class: "clock", role: "timer" });
-    const who = element("span", { class: "who-line" }, [this.swatch, this.colour, " ", this.name]);
+    const who = element("span", { class: "who-line" }, [this.swatch, this.colour, " ", this.name, this.rating, this.change]);
     const meta = element("span", { class: "meta" }, [this.you, this.flags, this.score]);
     this.node = element("div", { class: "player" }, [who, meta, this.clock]);
   }
 
-  show({ seat, holder, style, you, toMove, score, scoreWords, away, clock, winner }) {
+  show({ seat, holder, style, you, toMove, score, scoreWords, away, clock, winner, rating }) {
     this.seat = seat;
     this.node.dataset.seat = String(seat);
     this.node.classList.toggle("moving", toMove);
@@ -878,6 +939,11 @@ class PlayerCard {
     this.swatch.style.backgroundColor = style.fill;
     this.colour.textContent = style.label;
     this.name.textContent = holder.name;
+    this.rating.textContent = rating === null ? "" : rating.text;
+    const change = rating?.change ?? null;
+    this.change.textContent = change === null ? "" : changeText(change);
+    this.change.dataset.sign = change === null ? "" : Math.round(change) > 0 ? "up" : Math.round(change) < 0 ? "down" : "even";
+    this.change.title = change === null ? "" : "Rating change in this game";
     this.you.hidden = !you;
     this.score.hidden = score === null;
     this.score.textContent = score === null ? "" : scoreWords.format(score);

@@ -4,8 +4,9 @@
 ``POST /api/guest`` makes a guest and a session token, ``POST /api/register`` and
 ``POST /api/login`` do the same for accounts; ``GET /api/games`` lists the games and their
 option flags; ``GET /api/players/<id>/games`` is a player's finished games and
-``GET /api/rooms/<id>/record.json`` (or ``.txt``, with tags) a game's record, and
-``POST /api/records`` views an imported one; ``GET /api/tournaments``
+``GET /api/rooms/<id>/record.json`` (or ``.txt``, with tags) a game's record,
+``GET /api/rooms/<id>/positions/<n>`` its position after n moves, and
+``POST /api/records`` views an imported record; ``GET /api/tournaments``
 lists events, ``POST /api/tournaments`` creates one, ``GET /api/tournaments/<id>`` is one with
 its standings, and ``POST /api/tournaments/<id>/join`` (``/withdraw``) enters or leaves it
 (the POSTs authenticate with ``Authorization: Bearer <token>``; a bad or missing token
@@ -66,7 +67,7 @@ from lobby.work_pool import WorkPool
 from rules import GAMES
 from rules.api import Seat, describe_flags
 from rules.record import Record, record_text
-from server import bodies, clock_store, store
+from server import bodies, clock_store, replay, store
 from server.auth import (
     NoCredentialsError,
     NotAuthenticatedError,
@@ -401,6 +402,14 @@ def create_app(settings: Settings) -> Starlette:
         except (LobbyError, ClientError) as error:
             return _error_response(error)
 
+    async def position(request: Request) -> Response:
+        runtime: Runtime = request.app.state.runtime
+        try:
+            loaded = await runtime.service.current(request.path_params["room"])
+            return JSONResponse(replay.position_data(loaded.room, request.path_params["ply"]))
+        except ClientError as error:
+            return _error_response(error)
+
     async def healthz(request: Request) -> Response:
         runtime: Runtime = request.app.state.runtime
         try:
@@ -461,6 +470,7 @@ def create_app(settings: Settings) -> Starlette:
         Route("/api/players/{player}/games", player_games),
         Route("/api/rooms/{room}/record.{kind:str}", record),
         Route("/api/records", record_view, methods=["POST"]),
+        Route("/api/rooms/{room}/positions/{ply:int}", position),
         Route("/api/ratings/{game}", ratings),
         Route("/api/players/{player}/ratings/{game}", player_rating),
         Route("/api/tournaments", tournament_list),

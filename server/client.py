@@ -16,6 +16,7 @@ import asyncio
 import itertools
 import json
 import urllib.request
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -28,10 +29,23 @@ from server import protocol
 from server.diff import DiffError, apply
 
 _REPLIES = frozenset(
-    ("joined", "left", "ok", "error", "lobby", "challenge", "accepted", "tournament", "tournaments")
+    (
+        "joined",
+        "left",
+        "ok",
+        "error",
+        "lobby",
+        "challenge",
+        "accepted",
+        "tournament",
+        "tournaments",
+        "chat",
+        "reported",
+    )
 )
 """Server messages that answer a request (``ref`` names it)."""
 
+CHAT_LINES_KEPT = 1000
 SYNC_RETRY_SECONDS = 0.5
 """How long a view waits before asking again after the server refused an automatic sync."""
 
@@ -111,6 +125,10 @@ class Client:
         self.tournaments: dict[str, dict[str, Any]] = {}
         """Followed tournaments by id, each as the server last sent it."""
         self.listed: list[dict[str, Any]] = []
+        self.chat_lines: deque[dict[str, Any]] = deque(maxlen=CHAT_LINES_KEPT)
+        """Chat lines said in the joined rooms since connecting (``room`` and ``channel``
+        added to each), in the order they came; the last ``CHAT_LINES_KEPT`` (a bot runs
+        for days)."""
         """Summaries received while following the list of tournaments, in order."""
         self.frames_received = 0
         self.on_diff: Callable[[str, int], None] | None = None
@@ -215,6 +233,12 @@ class Client:
         )
         return int(reply["version"])
 
+    async def takeback(self, room: str, action: str) -> int:
+        """Ask to take back one's last move, or accept or decline the asking (``action``)."""
+        view = self.rooms[room]
+        body = {"t": "takeback", "room": room, "version": view.version, "action": action}
+        return int((await self.request(body))["version"])
+
     async def draw(self, room: str, action: str) -> int:
         """Offer, accept or decline a draw (``action``)."""
         body = {"t": "draw", "room": room, "version": self.rooms[room].version, "action": action}
@@ -224,6 +248,21 @@ class Client:
     async def rematch(self, room: str) -> int:
         reply = await self.request({"t": "rematch", "room": room})
         return int(reply["version"])
+
+    async def chat(self, room: str, channel: str, text: str) -> dict[str, Any]:
+        """Say ``text`` in a chat of the room; the line as the server keeps it."""
+        reply = await self.request({"t": "chat", "room": room, "channel": channel, "text": text})
+        line: dict[str, Any] = reply["lines"][0]
+        return line
+
+    async def chat_history(self, room: str, channel: str) -> list[dict[str, Any]]:
+        """The lines the server keeps of a chat of the room, oldest first."""
+        reply = await self.request({"t": "chat_history", "room": room, "channel": channel})
+        lines: list[dict[str, Any]] = reply["lines"]
+        return lines
+
+    async def report_chat(self, room: str, channel: str, line: str) -> None:
+        await self.request({"t": "chat_report", "room": room, "channel": channel, "line": line})
 
     async def follow_lobby(self) -> dict[str, Any]:
         """Follow the lobby; returns the snapshot, kept up to date in ``self.lobby``."""
@@ -302,6 +341,15 @@ class Client:
                     raise ConnectionError("the connection is closed")
                 await asyncio.shield(self._changed)
 
+    async def wait_chat(self, count: int, timeout: float = 10.0) -> list[str]:
+        """Wait until ``count`` chat lines have come; their texts.  Raises TimeoutError."""
+        async with asyncio.timeout(timeout):
+            while len(self.chat_lines) < count:
+                if self.closed:
+                    raise ConnectionError("the connection is closed")
+                await asyncio.shield(self._changed)
+        return [line["text"] for line in self.chat_lines]
+
     async def wait_for(
         self, room: str, predicate: Callable[[RoomView], bool], timeout: float = 10.0
     ) -> RoomView:
@@ -371,6 +419,9 @@ class Client:
             self.listed.append(body["tournament"])
         elif kind == "tournaments" and body.get("ref") is None:
             pass  # a fresh list after the server lost its event stream
+        elif kind == "chat" and body.get("ref") is None:
+            for line in body["lines"]:
+                self.chat_lines.append({**line, "room": body["room"], "channel": body["channel"]})
         elif kind in _REPLIES:
             if kind == "joined":
                 view = self.rooms.get(body["room"])

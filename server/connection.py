@@ -10,8 +10,9 @@ at a time.
 Recoverable errors become ``error`` frames echoing the request id; garbage closes with 1003,
 oversized frames with 1009, an unexpected exception with 1011 (logged with its traceback).
 Lobby requests (challenges, following the lobby) go to the lobby service, following
-tournaments to the tournament service.
-Imports protocol, errors, rooms, the room service, the lobby and the tournament services.
+tournaments to the tournament service, chat requests to the chat service (as the player or
+spectator the socket joined the room as).
+Imports protocol, errors, rooms, chat, the room, chat, lobby and tournament services.
 """
 
 from __future__ import annotations
@@ -33,6 +34,8 @@ from lobby.clocks import Kind, LagMeter
 from lobby.identity import Player
 from server import protocol
 from server.auth import player_data
+from server.chat import ChatLimits
+from server.chat_service import ChatService
 from server.errors import (
     RECOVERABLE,
     BadRequestError,
@@ -45,10 +48,14 @@ from server.errors import (
 from server.lobby_service import LobbyService
 from server.metrics import Metrics
 from server.protocol import (
+    ChatChannel,
     ClientAbort,
     ClientAccept,
     ClientCancel,
     ClientChallenge,
+    ClientChat,
+    ClientChatHistory,
+    ClientChatReport,
     ClientClaim,
     ClientDecline,
     ClientDraw,
@@ -61,6 +68,7 @@ from server.protocol import (
     ClientRematch,
     ClientResign,
     ClientSync,
+    ClientTakeback,
     ClientTournament,
     ClientTournaments,
     CloseCode,
@@ -69,18 +77,20 @@ from server.protocol import (
     Role,
     ServerAccepted,
     ServerChallenge,
+    ServerChat,
     ServerError,
     ServerJoined,
     ServerLeft,
     ServerLobby,
     ServerOk,
     ServerPing,
+    ServerReported,
     ServerTournament,
     ServerTournaments,
     ServerWelcome,
     encode,
 )
-from server.rooms import Abort, Claim, Draw, Move, Rematch, Resign, seat_role
+from server.rooms import Abort, Claim, Draw, Move, Rematch, Resign, Takeback, seat_role
 from server.service import RoomService
 from server.settings import Settings
 from server.tournament_service import TournamentService
@@ -147,6 +157,13 @@ class Connection:
         self.service = service
         self.lobby = lobby
         self.tournaments = tournaments
+        self.chat_limits = ChatLimits(
+            settings.chat_per_window,
+            settings.chat_window_seconds,
+            settings.chat_kept,
+            settings.chat_reports_kept,
+        )
+        self._chat_service: ChatService | None = None
         self.lobby_connection: str | None = None
         """This socket's presence id while it follows the lobby."""
         self._lobby_held: list[bytes] | None = None
@@ -241,6 +258,12 @@ class Connection:
         watch.version = version
         self._answered = (room_id, version)
         self._send(reply)
+
+    def push_chat(self, room_id: str, players: bool, spectators: bool, frame: bytes) -> None:
+        """Queue a chat line's frame if this socket reads that chat (the fan-out calls this)."""
+        watch = self.watching.get(room_id)
+        if watch is not None and (players if watch.role is Role.PLAYER else spectators):
+            self._send(frame)
 
     def push_frame(self, frame: bytes) -> None:
         """Queue a lobby frame (the lobby feed calls this)."""
@@ -398,6 +421,11 @@ class Connection:
                 draw = Draw(self.player.id, request.version, request.action)
                 version = await self.service.command(request.room, draw, request.id, self)
                 self._ok(request.id, request.room, version)
+            case ClientTakeback():
+                self._joined(request.room)
+                takeback = Takeback(self.player.id, request.version, request.action)
+                version = await self.service.command(request.room, takeback, request.id, self)
+                self._ok(request.id, request.room, version)
             case ClientRematch():
                 self._joined(request.room)
                 rematch = Rematch(self.player.id)
@@ -455,6 +483,26 @@ class Connection:
                 else:
                     self._tournaments().unfollow(self, request.tournament)
                 self._send(encode(ServerTournament(request.id, event)))
+            case ClientChat():
+                role = self._role(request.room)
+                chat = ChatChannel(request.channel)
+                line = await self._chat().say(
+                    request.room, role, self.player.id, self.player.name, chat, request.text
+                )
+                reply = ServerChat(request.id, request.room, chat.value, [line.to_data()])
+                self._send(encode(reply))
+            case ClientChatHistory():
+                chat = ChatChannel(request.channel)
+                lines = await self._chat().history(request.room, self._role(request.room), chat)
+                data = [line.to_data() for line in lines]
+                self._send(encode(ServerChat(request.id, request.room, chat.value, data, True)))
+            case ClientChatReport():
+                role = self._role(request.room)
+                chat = ChatChannel(request.channel)
+                await self._chat().report(
+                    request.room, role, self.player.id, self.player.name, chat, request.line
+                )
+                self._send(encode(ServerReported(request.id, request.room)))
             case _:
                 raise AssertionError(f"no handler for {request!r}")
 
@@ -569,6 +617,18 @@ class Connection:
         if self.tournaments is None:
             raise UnavailableError("this server runs without tournaments")
         return self.tournaments
+
+    def _chat(self) -> ChatService:
+        if self._chat_service is None:
+            self._chat_service = ChatService(self.service.client, self.service, self.chat_limits)
+        return self._chat_service
+
+    def _role(self, room_id: str) -> Role:
+        """How this socket takes part in a room it joined; raises NotJoinedError."""
+        watch = self.watching.get(room_id)
+        if watch is None:
+            raise NotJoinedError(f"join room {room_id!r} first")
+        return watch.role
 
     def _joined(self, room_id: str) -> None:
         if room_id not in self.watching:

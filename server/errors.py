@@ -79,6 +79,19 @@ class GameNotOverError(ClientError):
     """A rematch of a game that is still being played."""
 
 
+class CannotTakeBackError(ClientError):
+    """A takeback in a rated game, or asked by a player who has made no move."""
+
+
+class ChatClosedError(ClientError):
+    """A chat the sender may not read or write (the spectators' chat, for a player while the
+    game is on)."""
+
+
+class UnknownLineError(ClientError):
+    """A chat line to report that the server does not keep (never said, or long gone)."""
+
+
 class CannotClaimError(ClientError):
     """A claim of the win while the opponent is here, not yet away long enough, or in a
     correspondence game (where the clock settles absence)."""
@@ -105,6 +118,9 @@ _CODES: dict[type[BaseException], ErrorCode] = {
     CannotAbortError: ErrorCode.CANNOT_ABORT,
     NoOfferError: ErrorCode.NO_OFFER,
     CannotClaimError: ErrorCode.CANNOT_CLAIM,
+    ChatClosedError: ErrorCode.CHAT_CLOSED,
+    CannotTakeBackError: ErrorCode.CANNOT_TAKE_BACK,
+    UnknownLineError: ErrorCode.UNKNOWN_LINE,
     GameNotOverError: ErrorCode.GAME_NOT_OVER,
 }
 

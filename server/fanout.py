@@ -16,6 +16,10 @@ room that Redis has had ahead of what the sockets were given since the previous 
 handed to each subscriber's :meth:`Subscriber.behind`, which reads the missed diffs.  A
 missed diff therefore reaches its sockets within two checks, without any client having to
 wait for a move that never comes.
+
+Chat lines travel on the same channels, marked by the version ``CHAT_MARK`` that no room
+reaches, with a byte saying who reads them (see :func:`chat_publication`); they go to each
+subscriber's :meth:`Subscriber.push_chat` and play no part in the versions.
 Holds no decisions; the Redis client is an argument.
 Imports redis, protocol, store and errors.
 """
@@ -42,6 +46,16 @@ RECONNECT_PAUSE = 0.2
 """Seconds between attempts to read a lost pub/sub connection again."""
 CHECK_EVERY = 0.5
 """Seconds between two reads of the served rooms' versions (see the module's docstring)."""
+CHAT_MARK = 2**64 - 1
+"""The version prefix of a chat publication (no room's version)."""
+_FOR_PLAYERS = 1
+_FOR_SPECTATORS = 2
+
+
+def chat_publication(frame: bytes, players: bool, spectators: bool) -> bytes:
+    """What a chat line's ``frame`` is published as: the mark, who reads it, the frame."""
+    readers = (_FOR_PLAYERS if players else 0) | (_FOR_SPECTATORS if spectators else 0)
+    return VERSION_PREFIX.pack(CHAT_MARK) + bytes([readers]) + frame
 
 
 class Subscriber(Protocol):
@@ -51,6 +65,10 @@ class Subscriber(Protocol):
     def behind(self, room_id: str, version: int) -> None:
         """The room is at ``version`` in Redis: read whatever this subscriber is missing up
         to it (nothing if it has it already); must not block."""
+
+    def push_chat(self, room_id: str, players: bool, spectators: bool, frame: bytes) -> None:
+        """Queue a chat ``frame`` if this subscriber takes part in the room as one of the
+        readers named (players, spectators); must not block."""
 
 
 class Author(Subscriber, Protocol):
@@ -223,9 +241,17 @@ class Fanout:
         room_id = room_of_channel(name)
         data: bytes = message["data"]
         (version,) = VERSION_PREFIX.unpack_from(data)
+        if version == CHAT_MARK:
+            self._deliver_chat(room_id, data[VERSION_PREFIX.size :])
+            return
         if self._on_remote is not None:
             self._on_remote(room_id, version)
         self.deliver(room_id, version, data[VERSION_PREFIX.size :])
+
+    def _deliver_chat(self, room_id: str, data: bytes) -> None:
+        players, spectators = bool(data[0] & _FOR_PLAYERS), bool(data[0] & _FOR_SPECTATORS)
+        for subscriber in tuple(self._rooms.get(room_id, ())):
+            subscriber.push_chat(room_id, players, spectators, data[1:])
 
 
 async def read_pubsub(

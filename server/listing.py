@@ -26,6 +26,7 @@ from server.rooms import (
     GameEnded,
     IdleLimits,
     MovePlayed,
+    MovesTakenBack,
     Room,
     RoomId,
     SeatHolder,
@@ -35,7 +36,7 @@ from server.rooms import (
     starting_seats,
 )
 
-LISTED_EVENTS = (MovePlayed, SeatsSwapped, GameEnded, SpectatorsChanged)
+LISTED_EVENTS = (MovePlayed, MovesTakenBack, SeatsSwapped, GameEnded, SpectatorsChanged)
 """The changes the live list shows (a move's number and who is to move, seats, the end,
 spectators); presence, draw offers and rematch requests do not show there."""
 

@@ -49,6 +49,10 @@ class MsgType(StrEnum):
     PONG = "pong"
     TOURNAMENTS = "tournaments"
     TOURNAMENT = "tournament"
+    TAKEBACK = "takeback"
+    CHAT = "chat"
+    CHAT_HISTORY = "chat_history"
+    CHAT_REPORT = "chat_report"
     # server to client (``lobby``, ``challenge``, ``tournaments`` and ``tournament`` are also
     # replies of the same names)
     WELCOME = "welcome"
@@ -63,14 +67,28 @@ class MsgType(StrEnum):
     TOURNAMENT_LISTED = "tournament_listed"
     TOURNAMENT_EVENT = "tournament_event"
     PING = "ping"
+    REPORTED = "reported"
 
 
 class DrawAction(StrEnum):
-    """What a ``draw`` request does."""
+    """What a ``draw`` or ``takeback`` request does."""
 
     OFFER = "offer"
     ACCEPT = "accept"
     DECLINE = "decline"
+
+
+class ChatChannel(StrEnum):
+    """A room's two chats, kept apart as Lichess keeps them: the players talk in ``players``,
+    which spectators never see; spectators talk in ``spectators``, which the players see only
+    once the game is over."""
+
+    PLAYERS = "players"
+    SPECTATORS = "spectators"
+
+
+MAX_CHAT_LENGTH = 140
+"""Longest chat message, in characters (after surrounding spaces are dropped)."""
 
 
 class ErrorCode(StrEnum):
@@ -110,6 +128,9 @@ class ErrorCode(StrEnum):
     WEAK_PASSWORD = "weak_password"
     BAD_RECORD = "bad_record"
     CANNOT_CLAIM = "cannot_claim"
+    CANNOT_TAKE_BACK = "cannot_take_back"
+    CHAT_CLOSED = "chat_closed"
+    UNKNOWN_LINE = "unknown_line"
     # tournaments (``lobby.tournaments.ErrorCode`` with ``_`` for ``-``)
     FULL = "full"
     STARTED = "started"
@@ -249,6 +270,19 @@ class ClientDraw:
 
 
 @dataclass(frozen=True, slots=True)
+class ClientTakeback:
+    """Ask to take back your last move (``offer``), or accept or decline the opponent's
+    asking; off in rated games.  Granted, the game goes back to before the asker's last
+    move."""
+
+    TYPE: ClassVar[MsgType] = MsgType.TAKEBACK
+    id: RequestId
+    room: str
+    version: int
+    action: str
+
+
+@dataclass(frozen=True, slots=True)
 class ClientRematch:
     """Ask for a rematch of a finished game; once both players asked, the room names it."""
 
@@ -343,6 +377,41 @@ class ClientTournament:
     follow: bool = True
 
 
+@dataclass(frozen=True, slots=True)
+class ClientChat:
+    """Say ``text`` in the room's ``channel`` (a ``ChatChannel``); answered by ``chat`` with
+    the line as the server keeps it, and every socket that may read the channel gets it too."""
+
+    TYPE: ClassVar[MsgType] = MsgType.CHAT
+    id: RequestId
+    room: str
+    channel: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ClientChatHistory:
+    """Ask for the lines the server keeps of one chat of the room: answered by ``chat`` with
+    ``history`` true (replace what you show with it)."""
+
+    TYPE: ClassVar[MsgType] = MsgType.CHAT_HISTORY
+    id: RequestId
+    room: str
+    channel: str
+
+
+@dataclass(frozen=True, slots=True)
+class ClientChatReport:
+    """Report the line ``line`` (its id) of one chat of the room to the operators; answered by
+    ``reported``."""
+
+    TYPE: ClassVar[MsgType] = MsgType.CHAT_REPORT
+    id: RequestId
+    room: str
+    channel: str
+    line: str
+
+
 ClientMessage: TypeAlias = (
     ClientJoin
     | ClientSync
@@ -351,6 +420,7 @@ ClientMessage: TypeAlias = (
     | ClientResign
     | ClientAbort
     | ClientDraw
+    | ClientTakeback
     | ClientRematch
     | ClientLobby
     | ClientChallenge
@@ -361,6 +431,9 @@ ClientMessage: TypeAlias = (
     | ClientPong
     | ClientTournaments
     | ClientTournament
+    | ClientChat
+    | ClientChatHistory
+    | ClientChatReport
 )
 
 # --- server to client -------------------------------------------------------------------------
@@ -515,6 +588,30 @@ class ServerTournamentEvent:
     tournament: dict[str, Any]
 
 
+@dataclass(frozen=True, slots=True)
+class ServerChat:
+    """Lines of one chat of a room, oldest first, each ``{"id", "player", "name", "text",
+    "at"}``: with ``history`` true, every line the server keeps (the reply to
+    ``chat_history``); else new lines (with ``ref``, the reply to your ``chat``; the same line
+    also comes without ``ref``, so keep each ``id`` once)."""
+
+    TYPE: ClassVar[MsgType] = MsgType.CHAT
+    ref: RequestId | None
+    room: str
+    channel: str
+    lines: list[dict[str, Any]]
+    history: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ServerReported:
+    """Reply to ``chat_report``: the report is kept for the operators."""
+
+    TYPE: ClassVar[MsgType] = MsgType.REPORTED
+    ref: RequestId
+    room: str
+
+
 ServerMessage: TypeAlias = (
     ServerWelcome
     | ServerJoined
@@ -532,6 +629,8 @@ ServerMessage: TypeAlias = (
     | ServerTournament
     | ServerTournamentListed
     | ServerTournamentEvent
+    | ServerChat
+    | ServerReported
 )
 
 CLIENT_MESSAGES: dict[str, type[ClientMessage]] = {
@@ -544,6 +643,7 @@ CLIENT_MESSAGES: dict[str, type[ClientMessage]] = {
         ClientResign,
         ClientAbort,
         ClientDraw,
+        ClientTakeback,
         ClientRematch,
         ClientLobby,
         ClientChallenge,
@@ -554,6 +654,9 @@ CLIENT_MESSAGES: dict[str, type[ClientMessage]] = {
         ClientPong,
         ClientTournaments,
         ClientTournament,
+        ClientChat,
+        ClientChatHistory,
+        ClientChatReport,
     )
 }
 SERVER_MESSAGES: dict[str, type[ServerMessage]] = {
@@ -575,6 +678,8 @@ SERVER_MESSAGES: dict[str, type[ServerMessage]] = {
         ServerTournament,
         ServerTournamentListed,
         ServerTournamentEvent,
+        ServerChat,
+        ServerReported,
     )
 }
 
@@ -592,12 +697,16 @@ _FIELD_TYPES: dict[str, tuple[type, ...]] = {
     "challenge": (str,),
     "tournament": (str,),
     "follow": (bool,),
+    "channel": (str,),
+    "text": (str,),
+    "line": (str,),
 }
 MAX_TEXT_LENGTH = 256
 """Longest text field accepted (option text, a player's name, a move)."""
 _CHOICES: dict[str, frozenset[str]] = {
     "action": frozenset(DrawAction),
     "colour": frozenset({"mine", "theirs", "random"}),
+    "channel": frozenset(ChatChannel),
 }
 
 
@@ -636,7 +745,7 @@ def decode(frame: bytes) -> ClientMessage:
         if not isinstance(value, types) or (isinstance(value, bool) and bool not in types):
             raise MessageError(f"field {name!r} of {kind} has the wrong type", ref)
         if isinstance(value, str):
-            ids = ("room", "challenge", "tournament")
+            ids = ("room", "challenge", "tournament", "line")
             limit = MAX_ID_LENGTH if name in ids else MAX_TEXT_LENGTH
             if len(value) > limit:
                 raise MessageError(f"{name} too long", ref)
@@ -733,6 +842,9 @@ def javascript() -> str:
         _js_enum("CloseCode", {m.name: int(m) for m in CloseCode}),
         _js_enum("Role", {m.name: m.value for m in Role}),
         _js_enum("DrawAction", {m.name: m.value for m in DrawAction}),
+        _js_enum("ChatChannel", {m.name: m.value for m in ChatChannel}),
+        f"export const MAX_CHAT_LENGTH = {MAX_CHAT_LENGTH};",
+        "",
         "/** Fields of every message the client sends, by type. */",
         f"export const CLIENT_MESSAGES = Object.freeze({json.dumps(client, indent=2)});",
         "/** Fields of every message the server sends, by type (`lobby`, `challenge`,",

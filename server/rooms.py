@@ -5,8 +5,8 @@ swap), the version, the rules state, the move record, the outcome and the specta
 and what the lobby derives from it: whether it is rated, when it was made and when it last
 saw a move.  :func:`decide` is the whole of the server's decisions: room + command -> new
 room + events, or a ClientError and nothing changes.  Each command (move, resign, abort,
-draw, rematch, spectator count, timeout, idle, presence, claim) is a command class and a
-handler in ``HANDLERS``; the clock (lobby.clocks) is part of the room, charged at the commit
+draw, takeback, rematch, spectator count, timeout, idle, presence, claim) is a command class
+and a handler in ``HANDLERS``; the clock (lobby.clocks) is part of the room, charged at the commit
 time the service passes.  :func:`idle_deadline` says when a game that sees no move ends.
 :func:`room_doc` is the plain data clients see and diffs are taken of; :func:`room_from_doc`
 reads it back.  Names no game: everything goes through ``rules.find_game``.  Imports rules,
@@ -31,6 +31,7 @@ from server.errors import (
     BadRequestError,
     CannotAbortError,
     CannotClaimError,
+    CannotTakeBackError,
     GameNotOverError,
     GameOverError,
     NoOfferError,
@@ -85,6 +86,8 @@ class Room:
     spectators: int = 0
     draw_offer: PlayerId | None = None
     """The player whose draw offer stands; it lapses when their opponent moves."""
+    takeback_offer: PlayerId | None = None
+    """The player asking to take their last move back; the request lapses with any move."""
     rematch_offers: tuple[PlayerId, ...] = ()
     """Players who asked for a rematch of the finished game."""
     rematch: RoomId | None = None
@@ -155,6 +158,17 @@ class Draw:
 
 
 @dataclass(frozen=True, slots=True)
+class Takeback:
+    """Ask to take back one's last move, or accept or decline the opponent's asking
+    (``action``: offer, accept, decline, as for draws)."""
+
+    player: PlayerId
+    version: int
+    action: str
+    now: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
 class Rematch:
     player: PlayerId
 
@@ -216,7 +230,17 @@ class Idle:
 
 
 Command: TypeAlias = (
-    Move | Resign | Abort | Draw | Rematch | SetSpectators | Timeout | Idle | Presence | Claim
+    Move
+    | Resign
+    | Abort
+    | Draw
+    | Takeback
+    | Rematch
+    | SetSpectators
+    | Timeout
+    | Idle
+    | Presence
+    | Claim
 )
 
 
@@ -248,6 +272,18 @@ class DrawOffered:
 
 
 @dataclass(frozen=True, slots=True)
+class TakebackOffered:
+    player: PlayerId | None
+    """Who asks now; None when the asking was declined, lapsed or granted."""
+
+
+@dataclass(frozen=True, slots=True)
+class MovesTakenBack:
+    plies: int
+    """How many moves the game has now."""
+
+
+@dataclass(frozen=True, slots=True)
 class RematchAsked:
     player: PlayerId
 
@@ -268,6 +304,8 @@ Event: TypeAlias = (
     | GameEnded
     | SpectatorsChanged
     | DrawOffered
+    | TakebackOffered
+    | MovesTakenBack
     | RematchAsked
     | RematchAgreed
     | PresenceChanged
@@ -363,6 +401,8 @@ def _decide_move(room: Room, command: Command) -> Transition:
     if draw_offer is not None and draw_offer != command.player:
         draw_offer = None  # the opponent moved instead of answering: the offer lapses
         events.append(DrawOffered(None))
+    if room.takeback_offer is not None:
+        events.append(TakebackOffered(None))  # any move ends the asking
     version = room.version + 1
     # Built field by field: dataclasses.replace costs several times more, on every move.
     new = Room(
@@ -377,6 +417,7 @@ def _decide_move(room: Room, command: Command) -> Transition:
         outcome=outcome,
         spectators=room.spectators,
         draw_offer=None if outcome is not None else draw_offer,
+        takeback_offer=None,
         rematch_offers=room.rematch_offers,
         rematch=room.rematch,
         clock=clock,
@@ -550,6 +591,101 @@ def _decide_draw(room: Room, command: Command) -> Transition:
     raise BadRequestError(f"a draw is offered, accepted or declined, not {command.action!r}")
 
 
+def _decide_takeback(room: Room, command: Command) -> Transition:
+    """As on Lichess: a player asks to take back their last move, and the opponent grants it
+    or not.  Granted, the game goes back to just before the asker's last move (so the
+    opponent's reply goes too, when there was one), through the same commit as a move.
+    Rated games have no takebacks.  The clocks keep the times they show, and the clock of the
+    player to move runs from now (none runs if the game is back at its start)."""
+    assert isinstance(command, Takeback)
+    _check_player(room, command.player, command.version)
+    if room.rated:
+        raise CannotTakeBackError("rated games have no takebacks")
+    offer = room.takeback_offer
+    theirs = offer is not None and offer != command.player
+    if command.action == DRAW_ACCEPT or (command.action == DRAW_OFFER and theirs):
+        if not theirs or offer is None:
+            raise NoOfferError("your opponent has not asked to take a move back")
+        return _take_back(room, offer, command.now)
+    if command.action == DRAW_OFFER:
+        if offer == command.player:
+            return Transition(room, ())  # asked already
+        if takeback_point(room, command.player) is None:
+            raise CannotTakeBackError("you have made no move to take back")
+        new = replace(room, takeback_offer=command.player, version=room.version + 1)
+        return Transition(new, (TakebackOffered(command.player),))
+    if command.action == DRAW_DECLINE:
+        if offer is None:
+            raise NoOfferError("nobody asked to take a move back")
+        new = replace(room, takeback_offer=None, version=room.version + 1)
+        return Transition(new, (TakebackOffered(None),))
+    raise BadRequestError(f"a takeback is offered, accepted or declined, not {command.action!r}")
+
+
+def takeback_point(room: Room, player: PlayerId) -> int | None:
+    """How many moves the game keeps if ``player``'s takeback is granted: those before their
+    last move (None if they have made none)."""
+    _, movers = replay(room, len(room.record))
+    holders = starting_seats(room)
+    last = None
+    for ply, (seat, text) in enumerate(zip(movers, room.record, strict=True)):
+        if seat is not None and holders[seat].id == player:
+            last = ply
+        if is_swap_text(text):
+            holders = (holders[1], holders[0])
+    return last
+
+
+def replay(room: Room, plies: int) -> tuple[Any, list[Seat | None]]:
+    """The rules state after the record's first ``plies`` moves, and the seat to move before
+    each of them (a forced pass means the seats need not take turns); raises BadRequestError
+    for a number of moves the game does not have."""
+    if not 0 <= plies <= len(room.record):
+        raise BadRequestError(f"the game has moves 0 to {len(room.record)}, not {plies}")
+    rules = room.rules
+    state = rules.new_game(rules.parse_options(room.options))
+    movers: list[Seat | None] = []
+    for text in room.record[:plies]:
+        movers.append(rules.to_move(state))
+        state = rules.play(state, rules.parse_move(state, text))
+    return state, movers
+
+
+def _take_back(room: Room, asker: PlayerId, now: float) -> Transition:
+    plies = takeback_point(room, asker)
+    if plies is None:
+        raise CannotTakeBackError("there is no move of theirs to take back")
+    state, _ = replay(room, plies)
+    record = room.record[:plies]
+    swaps = sum(1 for text in room.record[plies:] if is_swap_text(text))
+    seats = room.seats if swaps % 2 == 0 else (room.seats[1], room.seats[0])
+    events: list[Event] = [TakebackOffered(None), MovesTakenBack(plies)]
+    if seats != room.seats:
+        events.append(SeatsSwapped(seats))
+    clock = room.clock
+    if clock is not None:
+        clock = clocks.stop(clock, now)
+        if swaps % 2 == 1:
+            clock = clocks.swap_seats(clock)
+        following = room.rules.to_move(state)
+        if record and following is not None:
+            clock = clocks.start(clock, following, now)
+    version = room.version + 1
+    new = replace(
+        room,
+        seats=seats,
+        state=state,
+        record=record,
+        version=version,
+        position_version=version,
+        draw_offer=None,
+        takeback_offer=None,
+        clock=clock,
+        moved_at=now,
+    )
+    return Transition(new, tuple(events))
+
+
 def _decide_rematch(room: Room, command: Command) -> Transition:
     """Both players must ask; the second request names the rematch's room (exactly once)."""
     assert isinstance(command, Rematch)
@@ -582,6 +718,7 @@ HANDLERS: dict[type, Callable[[Room, Command], Transition]] = {
     Resign: _decide_resign,
     Abort: _decide_abort,
     Draw: _decide_draw,
+    Takeback: _decide_takeback,
     Rematch: _decide_rematch,
     SetSpectators: _decide_spectators,
     Timeout: _decide_timeout,
@@ -634,6 +771,7 @@ def room_doc(room: Room) -> dict[str, Any]:
         "scores": None if scores is None else list(scores),
         "spectators": room.spectators,
         "draw_offer": room.draw_offer,
+        "takeback_offer": room.takeback_offer,
         "rematch": {"offers": list(room.rematch_offers), "room": room.rematch},
         "clock": None if room.clock is None else clocks.clock_data(_shown_clock(room)),
         "away": list(room.away),
@@ -698,6 +836,7 @@ def room_from_doc(doc: dict[str, Any]) -> Room:
             spectators=int(doc["spectators"]),
             # Rooms stored before draw offers and rematches have neither field.
             draw_offer=doc.get("draw_offer"),
+            takeback_offer=doc.get("takeback_offer"),
             rematch_offers=tuple(str(p) for p in (doc.get("rematch") or {}).get("offers", ())),
             rematch=(doc.get("rematch") or {}).get("room"),
             clock=None if doc.get("clock") is None else clocks.clock_from_data(doc["clock"]),

@@ -48,6 +48,7 @@ from server.rooms import (
     Room,
     RoomId,
     SetSpectators,
+    Takeback,
     decide,
     rematch_room,
     room_doc,
@@ -150,14 +151,14 @@ class RoomService:
         Raises ClientError or a rules error, and then nothing changed.
         """
         ack = ""
-        if isinstance(command, Move | Resign | Abort | Draw) and request_id is not None:
+        if isinstance(command, Move | Resign | Abort | Draw | Takeback) and request_id is not None:
             # Two sockets of one player may use the same request ids: the request itself is
             # part of what makes a resend the same request.
             what = _request_text(command)
             ack = f"{command.version}:{command.player}:{request_id}:{what}"
         if type(command) is Move:  # the usual command, built directly (replace is slow)
             command = Move(command.player, command.version, command.text, self.clock(), command.lag)
-        elif isinstance(command, Claim | Presence):
+        elif isinstance(command, Claim | Presence | Takeback):
             command = replace(command, now=self.clock())
         for _ in range(COMMIT_ATTEMPTS):
             loaded = self._cache.get(room_id)  # the usual case, without a coroutine
@@ -315,8 +316,10 @@ class RoomService:
             self._cache.popitem(last=False)
 
 
-def _request_text(command: Move | Resign | Abort | Draw) -> str:
+def _request_text(command: Move | Resign | Abort | Draw | Takeback) -> str:
     match command:
+        case Takeback():
+            return f"takeback {command.action}"
         case Move():
             return command.text
         case Draw():

@@ -15,7 +15,8 @@ edge ``TRUSTED_PROXIES`` and ``ALLOWED_ORIGINS`` (comma-separated), the login li
 ``IDLE_UNSTARTED_CORRESPONDENCE_SECONDS``, ``IDLE_UNTIMED_SECONDS``; join and leave bursts:
 ``COUNT_COMMIT_SECONDS``; seated players' presence: ``PRESENCE_LEASE_SECONDS``; what players
 create: ``CHALLENGES_PER_PLAYER``, ``GAMES_IN_PROGRESS``, ``GAMES_PER_HOUR``,
-``MADE_PER_ADDRESS_PER_HOUR``.
+``MADE_PER_ADDRESS_PER_HOUR``; room chats: ``CHAT_PER_WINDOW``, ``CHAT_WINDOW_SECONDS``,
+``CHAT_KEPT``, ``CHAT_REPORTS_KEPT``.
 Standard library only.
 """
 
@@ -106,6 +107,13 @@ class Settings:
     """Games one player may start in an hour, rematches included (bots excepted)."""
     made_per_address_per_hour: int = 300
     """Challenges made and games started from one network address in an hour."""
+    chat_per_window: int = 5
+    """Chat lines one player may say in ``chat_window_seconds``, over every room."""
+    chat_window_seconds: float = 10.0
+    chat_kept: int = 100
+    """Lines kept per chat of a room (the players' and the spectators'), the newest."""
+    chat_reports_kept: int = 10_000
+    """Chat reports kept for the operators in ``chat:reports``, the newest."""
 
 
 def from_environment(environ: Mapping[str, str] | None = None) -> Settings:
@@ -174,6 +182,10 @@ def from_environment(environ: Mapping[str, str] | None = None) -> Settings:
         made_per_address_per_hour=int(
             env.get("MADE_PER_ADDRESS_PER_HOUR", defaults.made_per_address_per_hour)
         ),
+        chat_per_window=int(env.get("CHAT_PER_WINDOW", defaults.chat_per_window)),
+        chat_window_seconds=float(env.get("CHAT_WINDOW_SECONDS", defaults.chat_window_seconds)),
+        chat_kept=int(env.get("CHAT_KEPT", defaults.chat_kept)),
+        chat_reports_kept=int(env.get("CHAT_REPORTS_KEPT", defaults.chat_reports_kept)),
     )
 
 

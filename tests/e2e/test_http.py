@@ -4,6 +4,8 @@ credentials, and the websocket's Origin check."""
 from __future__ import annotations
 
 import asyncio
+import copy
+import json
 import urllib.error
 import urllib.request
 from types import ModuleType
@@ -122,3 +124,31 @@ async def test_the_websocket_accepts_the_configured_origins(
                 pass
     finally:
         await server.stop()
+
+
+async def test_a_position_by_move_number_replays_the_record(
+    app_server: RunningServer, redis_client: aioredis.Redis
+) -> None:
+    first, second = new_guest(), new_guest()
+    room = await make_room(redis_client, first, second)
+    ann, bob = await connect(app_server, first), await connect(app_server, second)
+    try:
+        views = [await ann.join(room), await bob.join(room)]
+        shown = [copy.deepcopy(views[0].doc["data"])]  # type: ignore[index]
+        for client, text in ((ann, "b2"), (bob, "a1"), (ann, "c3")):
+            version = await client.move(room, text, version=views[0].version)
+            await ann.wait_version(room, version)
+            shown.append(copy.deepcopy(views[0].doc["data"]))  # type: ignore[index]
+    finally:
+        await ann.close()
+        await bob.close()
+    base = f"{app_server.base_url}/api/rooms/{room}/positions"
+    for ply, data in enumerate(shown):
+        status, body = await asyncio.to_thread(get, f"{base}/{ply}")
+        assert status == 200
+        answer = json.loads(body)
+        assert answer["data"] == data and answer["ply"] == ply and answer["plies"] == 3
+    status, body = await asyncio.to_thread(get, f"{base}/4")
+    assert status == 400 and json.loads(body)["code"] == "bad_request"
+    status, body = await asyncio.to_thread(get, f"{app_server.base_url}/api/rooms/nope/positions/0")
+    assert status == 404 and json.loads(body)["code"] == "unknown_room"
