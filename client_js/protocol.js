@@ -21,6 +21,8 @@ export const MsgType = Object.freeze({
   PONG: "pong",
   TOURNAMENTS: "tournaments",
   TOURNAMENT: "tournament",
+  POOL: "pool",
+  LEAVE_POOL: "leave_pool",
   WELCOME: "welcome",
   JOINED: "joined",
   LEFT: "left",
@@ -191,6 +193,15 @@ export const CLIENT_MESSAGES = Object.freeze({
     "id",
     "tournament",
     "follow"
+  ],
+  "pool": [
+    "id",
+    "game",
+    "time_control",
+    "rated"
+  ],
+  "leave_pool": [
+    "id"
   ]
 });
 /** Fields of every message the server sends, by type (`lobby`, `challenge`,
@@ -263,5 +274,10 @@ export const SERVER_MESSAGES = Object.freeze({
   ],
   "tournament_event": [
     "tournament"
+  ],
+  "pool": [
+    "ref",
+    "room",
+    "waiting"
   ]
 });

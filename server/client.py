@@ -28,7 +28,18 @@ from server import protocol
 from server.diff import DiffError, apply
 
 _REPLIES = frozenset(
-    ("joined", "left", "ok", "error", "lobby", "challenge", "accepted", "tournament", "tournaments")
+    (
+        "joined",
+        "left",
+        "ok",
+        "error",
+        "lobby",
+        "challenge",
+        "accepted",
+        "tournament",
+        "tournaments",
+        "pool",
+    )
 )
 """Server messages that answer a request (``ref`` names it)."""
 
@@ -250,6 +261,15 @@ class Client:
         if target is not None:
             body["target"] = target
         return dict((await self.request(body))["challenge"])
+
+    async def join_pool(self, game: str, time_control: str, rated: bool = False) -> str | None:
+        """Join (or renew the wait in) a quick-pairing pool: the room when paired at once."""
+        body = {"t": "pool", "game": game, "time_control": time_control, "rated": rated}
+        room = (await self.request(body))["room"]
+        return None if room is None else str(room)
+
+    async def leave_pool(self) -> None:
+        await self.request({"t": "leave_pool"})
 
     async def accept(self, challenge: str) -> str:
         """Accept a challenge; returns the id of its room."""

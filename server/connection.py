@@ -21,6 +21,7 @@ import contextlib
 import inspect
 import logging
 import time
+import uuid
 from collections import deque
 from collections.abc import Awaitable, Coroutine
 from contextlib import AbstractAsyncContextManager
@@ -54,10 +55,12 @@ from server.protocol import (
     ClientDraw,
     ClientJoin,
     ClientLeave,
+    ClientLeavePool,
     ClientLobby,
     ClientMessage,
     ClientMove,
     ClientPong,
+    ClientPool,
     ClientRematch,
     ClientResign,
     ClientSync,
@@ -75,6 +78,7 @@ from server.protocol import (
     ServerLobby,
     ServerOk,
     ServerPing,
+    ServerPool,
     ServerTournament,
     ServerTournaments,
     ServerWelcome,
@@ -147,6 +151,10 @@ class Connection:
         self.service = service
         self.lobby = lobby
         self.tournaments = tournaments
+        self.socket_id = uuid.uuid4().hex
+        """This socket's own id (its quick-pairing entry names it)."""
+        self.pooled = False
+        """Whether this socket ever joined a quick-pairing pool."""
         self.lobby_connection: str | None = None
         """This socket's presence id while it follows the lobby."""
         self._lobby_held: list[bytes] | None = None
@@ -197,6 +205,7 @@ class Connection:
                 task.cancel()
             await self._leave_all()
             await self._unfollow()
+            await self._leave_pool()
             if self.tournaments is not None:
                 self.tournaments.unfollow_all(self)
             for task in (self._sender, self._closer):
@@ -441,6 +450,20 @@ class Connection:
             case ClientCancel():
                 cancelled = await self._lobby().cancel(self.player, request.challenge)
                 self._send(encode(ServerChallenge(request.id, cancelled.to_data())))
+            case ClientPool():
+                self.pooled = True
+                room_id = await self._lobby().join_pool(
+                    self.player,
+                    request.game,
+                    request.time_control,
+                    request.rated,
+                    self.socket_id,
+                    self.address,
+                )
+                self._send(encode(ServerPool(request.id, room_id, room_id is None)))
+            case ClientLeavePool():
+                await self._lobby().leave_pool(self.player, "")
+                self._send(encode(ServerPool(request.id, None, False)))
             case ClientTournaments():
                 listing = None
                 if request.follow:
@@ -553,6 +576,14 @@ class Connection:
                 await self.lobby.unfollow(connection_id)
             except Exception:
                 log.warning("presence of %s not cleared", self.player.id, exc_info=True)
+
+    async def _leave_pool(self) -> None:
+        """A socket that waited in a quick-pairing pool takes its entry with it."""
+        if self.lobby is not None and self.pooled:
+            try:
+                await self.lobby.leave_pool(self.player, self.socket_id)
+            except Exception:
+                log.warning("pool entry of %s not cleared", self.player.id, exc_info=True)
 
     def _rematch_start(self, room_id: str) -> AbstractAsyncContextManager[None]:
         """The lobby's limits around a rematch request (none without the lobby)."""

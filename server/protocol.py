@@ -49,8 +49,10 @@ class MsgType(StrEnum):
     PONG = "pong"
     TOURNAMENTS = "tournaments"
     TOURNAMENT = "tournament"
-    # server to client (``lobby``, ``challenge``, ``tournaments`` and ``tournament`` are also
-    # replies of the same names)
+    POOL = "pool"
+    LEAVE_POOL = "leave_pool"
+    # server to client (``lobby``, ``challenge``, ``tournaments``, ``tournament`` and ``pool``
+    # are also replies of the same names)
     WELCOME = "welcome"
     JOINED = "joined"
     LEFT = "left"
@@ -343,6 +345,28 @@ class ClientTournament:
     follow: bool = True
 
 
+@dataclass(frozen=True, slots=True)
+class ClientPool:
+    """Quick pairing: wait in the pool of ``game`` (default options) with ``time_control``,
+    rated or casual, or be paired at once with a player waiting there.  Answered by ``pool``;
+    send it again every 10 s to stay (an entry lapses after 30 s); the socket closing, or
+    ``leave_pool``, takes the player out."""
+
+    TYPE: ClassVar[MsgType] = MsgType.POOL
+    id: RequestId
+    game: str
+    time_control: str
+    rated: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ClientLeavePool:
+    """Stop waiting in a quick-pairing pool; answered by ``pool`` (not waiting)."""
+
+    TYPE: ClassVar[MsgType] = MsgType.LEAVE_POOL
+    id: RequestId
+
+
 ClientMessage: TypeAlias = (
     ClientJoin
     | ClientSync
@@ -361,6 +385,8 @@ ClientMessage: TypeAlias = (
     | ClientPong
     | ClientTournaments
     | ClientTournament
+    | ClientPool
+    | ClientLeavePool
 )
 
 # --- server to client -------------------------------------------------------------------------
@@ -515,6 +541,19 @@ class ServerTournamentEvent:
     tournament: dict[str, Any]
 
 
+@dataclass(frozen=True, slots=True)
+class ServerPool:
+    """Reply to ``pool`` and ``leave_pool``: ``room`` is the game paired at once (go there), or
+    null; ``waiting`` whether the player now waits in a pool.  A player who waited learns of
+    the pairing from the lobby feed: a ``challenge`` event, accepted, whose challenger they
+    are and whose id is the room's."""
+
+    TYPE: ClassVar[MsgType] = MsgType.POOL
+    ref: RequestId
+    room: str | None
+    waiting: bool
+
+
 ServerMessage: TypeAlias = (
     ServerWelcome
     | ServerJoined
@@ -532,6 +571,7 @@ ServerMessage: TypeAlias = (
     | ServerTournament
     | ServerTournamentListed
     | ServerTournamentEvent
+    | ServerPool
 )
 
 CLIENT_MESSAGES: dict[str, type[ClientMessage]] = {
@@ -554,6 +594,8 @@ CLIENT_MESSAGES: dict[str, type[ClientMessage]] = {
         ClientPong,
         ClientTournaments,
         ClientTournament,
+        ClientPool,
+        ClientLeavePool,
     )
 }
 SERVER_MESSAGES: dict[str, type[ServerMessage]] = {
@@ -575,6 +617,7 @@ SERVER_MESSAGES: dict[str, type[ServerMessage]] = {
         ServerTournament,
         ServerTournamentListed,
         ServerTournamentEvent,
+        ServerPool,
     )
 }
 
