@@ -1,14 +1,17 @@
-// The page's entry point: the session token (a one-click guest, or an account's login or
-// registration, when there is none), the one connection, which follows the lobby on every
-// page, and the route from the address (#/room/<id> is a game page, #/tournaments and
-// #/tournament/<id> the tournament pages, #/ the lobby).  When a challenge of ours is
+// The page's entry point: the session token (a first visit is made a guest at once, with no
+// form; #/signin logs in to or registers an account), the one connection, which follows the
+// lobby on every page, and the route from the address (#/ the front page, #/lobby the lobby,
+// #/rules/<page> a rules page, #/room/<id> a game page, #/tournaments and #/tournament/<id>
+// the tournament pages).  When a challenge of ours is
 // accepted, the page goes to its room; opening the site with no page in the address goes to
 // the game the player is in, if any.
-// Imports connection.js, lobby.js, room.js and tournaments.js.
+// Imports connection.js, front.js, lobby.js, room.js, rules.js and tournaments.js.
 
 import { Connection, Status } from "./connection.js";
+import { FrontPage } from "./front.js";
 import { LobbyPage } from "./lobby.js";
 import { RoomPage, element } from "./room.js";
+import { RulesPage } from "./rules.js";
 import { TournamentPage, TournamentsPage } from "./tournaments.js";
 
 const TOKEN_KEY = "browne-games.token";
@@ -23,13 +26,18 @@ const STATUS_TEXT = Object.freeze({
 const app = document.getElementById("app");
 const statusBadge = document.getElementById("connection");
 const playerBadge = document.getElementById("player");
+const rulesLink = document.querySelector("header .rules-link"); // the rules of the game shown
 let connection = null;
 let page = null;
 // Opening the site itself (no page in the address) goes on to the game being played.
 let goToGame = location.hash === "" || location.hash === "#";
 
-/** The route named by the address: {name: "room", room} or {name: "home"}. */
+/** The route named by the address: {name: "room", room}, {name: "rules", rules, heading}... */
 function parseRoute(hash) {
+  const rules = /^#\/rules\/([a-z]+)(?:\/([\w-]+))?$/.exec(hash);
+  if (rules !== null) return { name: "rules", rules: rules[1], heading: rules[2] ?? null };
+  if (hash === "#/lobby") return { name: "lobby" };
+  if (hash === "#/signin") return { name: "signin" };
   const match = /^#\/room\/([^/?#]+)$/.exec(hash);
   if (match !== null) return { name: "room", room: decodeURIComponent(match[1]) };
   const event = /^#\/tournament\/([^/?#]+)$/.exec(hash);
@@ -40,12 +48,19 @@ function parseRoute(hash) {
 
 function route() {
   const token = localStorage.getItem(TOKEN_KEY);
-  if (token === null) {
+  const target = parseRoute(location.hash);
+  if (token === null && target.name !== "signin") {
+    becomeGuest();
+    return;
+  }
+  if (target.name === "signin") {
+    if (page !== null && page.close !== undefined) page.close();
+    page = null;
     showSignIn();
     return;
   }
   if (connection === null) connect(token);
-  const target = parseRoute(location.hash);
+  rulesLink.setAttribute("href", target.name === "rules" ? `#/rules/${target.rules}` : "#/rules/boche");
   if (page !== null && page.roomId !== undefined) connection.leave(page.roomId).catch(() => {});
   if (page !== null && page.close !== undefined) page.close();
   page = null;
@@ -62,8 +77,16 @@ function route() {
       page = new TournamentPage(app, connection, token, target.tournament);
       page.open();
       break;
-    case "home":
+    case "lobby":
       page = new LobbyPage(app, connection);
+      page.open();
+      break;
+    case "rules":
+      page = new RulesPage(app, target.rules, target.heading);
+      page.open();
+      break;
+    case "home":
+      page = new FrontPage(app, connection);
       page.open();
       break;
     default:
@@ -81,6 +104,7 @@ function connect(token) {
     },
     onRoom: (roomId, doc) => {
       if (page !== null && page.roomId === roomId) page.update(doc);
+      if (page instanceof RoomPage && page.roomId === roomId) rulesLink.setAttribute("href", `#/rules/${doc.game}`);
     },
     onTournaments: (list) => {
       if (page instanceof TournamentsPage) page.update(list);
@@ -90,10 +114,11 @@ function connect(token) {
     },
     onLobby: (lobby, event) => {
       if (page instanceof LobbyPage) page.update(lobby, event);
+      if (page instanceof FrontPage) page.updateLobby(lobby, event);
       if (event === null && goToGame) {
         goToGame = false;
         const game = ongoingGame(lobby, connection.player?.id ?? null);
-        if (game !== null && page instanceof LobbyPage) location.hash = `#/room/${encodeURIComponent(game.room_id)}`;
+        if (game !== null && page instanceof FrontPage) location.hash = `#/room/${encodeURIComponent(game.room_id)}`;
       }
       // Our challenge was accepted: its room (same id) is where we play now.
       const challenge = event?.t === "challenge" ? event.challenge : null;
@@ -128,6 +153,20 @@ function showStatus(status, detail) {
   }
 }
 
+/** A first visit plays at once: a guest is made with no form (the sign-in page if it fails). */
+async function becomeGuest() {
+  try {
+    const response = await fetch("/api/guest", { method: "POST", headers: { "Content-Type": "application/json" }, body: "" });
+    const answer = await response.json().catch(() => ({}));
+    if (!response.ok) throw new Error(answer.message ?? `the server answered ${response.status}`);
+    localStorage.setItem(TOKEN_KEY, answer.token);
+  } catch (error) {
+    showSignIn(`no guest could be made (${error.message})`);
+    return;
+  }
+  route();
+}
+
 function showSignIn(reason = "") {
   const message = element("p", { class: "sign-in-error", role: "alert" });
   const signIn = async (url, body) => {
@@ -135,7 +174,10 @@ function showSignIn(reason = "") {
     const answer = await response.json().catch(() => ({}));
     if (!response.ok) throw new Error(answer.message ?? `the server answered ${response.status}`);
     localStorage.setItem(TOKEN_KEY, answer.token);
-    route();
+    if (connection !== null) connection.close(); // the guest's, replaced by the account's
+    connection = null;
+    if (location.hash === "#/signin") location.hash = "#/";
+    else route();
   };
   const guard = (button, run) => async () => {
     button.disabled = true;
@@ -170,7 +212,7 @@ function showSignIn(reason = "") {
   const lines = [element("h1", {}, ["Sign in"])];
   if (reason) lines.push(element("p", {}, [`Your session ended: ${reason}.`]));
   lines.push(
-    element("p", {}, ["Guests get a generated name and may play casual games and watch at once."]),
+    element("p", {}, ["Guests get a generated name and may play casual games and watch at once; an account plays rated games too."]),
     guest,
     element("h2", {}, ["Or with an account"]),
     form,

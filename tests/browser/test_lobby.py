@@ -21,10 +21,9 @@ async def test_a_challenge_made_in_one_page_is_accepted_in_another_and_watched(
     open_page: Opener, artifacts: Path
 ) -> None:
     ann, bob = new_guest(), new_guest()
-    ann_page = await open_page("/#/", player=ann)
-    bob_page = await open_page("/#/", player=bob, phone=True)
-    eve_page = await open_page("/#/")
-    await eve_page.get_by_role("button", name="Play as a guest").click()
+    ann_page = await open_page("/#/lobby", player=ann)
+    bob_page = await open_page("/#/lobby", player=bob, phone=True)
+    eve_page = await open_page("/#/lobby")
 
     # Ann makes an open Boche challenge on a smaller board, with the keyboard-reachable form.
     await ann_page.get_by_label("Game", exact=True).select_option("boche")
@@ -75,13 +74,14 @@ async def test_a_challenge_made_in_one_page_is_accepted_in_another_and_watched(
 async def test_an_account_registers_and_offers_a_draw_that_is_accepted(
     open_page: Opener, artifacts: Path
 ) -> None:
-    ann_page = await open_page("/#/")
+    ann_page = await open_page("/#/lobby")  # a guest at once; the header's link signs in
+    await ann_page.get_by_role("link", name="Sign in").click()
     await ann_page.get_by_label("Name").fill("annie")
     await ann_page.get_by_label("Password").fill("a long password")
     await ann_page.get_by_role("button", name="Register").click()
     await expect(ann_page.locator("#player")).to_have_text("annie")
-    bob_page = await open_page("/#/")
-    await bob_page.get_by_role("button", name="Play as a guest").click()
+    await ann_page.get_by_role("link", name="Lobby", exact=True).click()
+    bob_page = await open_page("/#/lobby")
     bob_name = bob_page.locator("#player")
     await expect(bob_name).not_to_have_text("")
     # A direct challenge to the guest by name; only he sees it.
@@ -132,7 +132,7 @@ async def test_che_can_be_challenged_with_its_defaults_and_an_unlimited_pool(
 ) -> None:
     """Options that default to 'off' start empty (the form used to block them), and the
     unlimited pool is a box to tick."""
-    page = await open_page("/#/", player=new_guest())
+    page = await open_page("/#/lobby", player=new_guest())
     await page.get_by_label("Game", exact=True).select_option("che")
     area = page.locator("#option-group_area")
     await expect(area).to_have_value("")
