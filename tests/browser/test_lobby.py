@@ -35,7 +35,7 @@ async def test_a_challenge_made_in_one_page_is_accepted_in_another_and_watched(
     await ann_page.get_by_role("button", name="Challenge").click()
     mine = ann_page.locator(".outgoing li.challenge")
     await expect(mine).to_have_count(1)
-    await expect(mine).to_contain_text("-size=4")
+    await expect(mine).to_contain_text("Board size: 4 holes per side")  # options in words
 
     # Bob sees it appear in the open list, and accepts it.
     offered = bob_page.locator(".open-challenges li.challenge")
@@ -146,4 +146,43 @@ async def test_che_can_be_challenged_with_its_defaults_and_an_unlimited_pool(
     await expect(page.locator("#option-num_tiles")).to_be_disabled()
     await page.get_by_role("button", name="Challenge").click()
     await expect(mine).to_have_count(2)
-    await expect(mine.nth(1)).to_contain_text("-num_tiles=-1")
+    await expect(mine.nth(1)).to_contain_text("Tiles in the pool: unlimited")
+
+
+async def test_the_challenge_form_names_options_in_words_and_refuses_bad_ones_with_why(
+    open_page: Opener, artifacts: Path
+) -> None:
+    """Each option is named and explained in words, starts at the rules page's default, and a
+    combination the rules refuse is refused with the reason before anything is sent."""
+    page = await open_page("/#/lobby", player=new_guest())
+    await page.get_by_label("Game", exact=True).select_option("boche")
+    kill = page.get_by_label("Enclosure size")
+    await expect(kill).to_have_value("4")  # the rules page's default (§3.1)
+    option = page.locator('.option[data-field="kill"]')
+    await expect(option).to_contain_text("blobs")
+    await expect(option.locator(".option-help")).to_contain_text("surrounded by the other")
+    await expect(page.get_by_label("Enclosures")).to_have_value("")  # the default: no flag
+    await expect(page.get_by_role("link", name="How to play")).to_have_attribute(
+        "href", "#/rules/boche"
+    )
+    await kill.fill("0")
+    error = page.locator(".options-error")
+    await expect(error).to_contain_text("Enclosure size")
+    await expect(page.get_by_role("button", name="Challenge")).to_be_disabled()
+    await kill.fill("5")
+    await expect(error).to_be_hidden()
+    await expect(page.get_by_role("button", name="Challenge")).to_be_enabled()
+
+    # Che: one tile per turn, and the tiles of a turn touching, cannot go together.
+    await page.get_by_label("Game", exact=True).select_option("che")
+    await page.get_by_label("Tiles per turn").fill("1")
+    await page.get_by_label("Tiles of one turn").select_option(label="must touch each other")
+    await expect(error).to_contain_text("needs more than one tile per turn")
+    await expect(error).to_contain_text("“Tiles of one turn: must touch each other”")
+    await expect(page.get_by_role("button", name="Challenge")).to_be_disabled()
+    await artifacts_shot(page, artifacts / "lobby-options-refused.png")
+    await page.get_by_label("Tiles per turn").fill("2")
+    await expect(error).to_be_hidden()
+    await page.get_by_role("button", name="Challenge").click()
+    mine = page.locator(".outgoing li.challenge")
+    await expect(mine).to_contain_text("Tiles of one turn: must touch each other")
