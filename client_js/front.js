@@ -25,12 +25,17 @@ const COMPUTER = "bot-2"; // "Play the computer": level 2 (bots/accounts.py), qu
 const OTHER_LIVE = 6; // live games listed beside the one shown
 
 class FrontPage {
-  /** Shows the front page in `root`, through `connection` (already open or reconnecting). */
-  constructor(root, connection) {
+  /** Shows the front page in `root`, through `connection` (already open or reconnecting),
+   * with the quick pairing of `game` chosen (when the address names one). */
+  constructor(root, connection, game = null) {
     this.connection = connection;
     this.featured = null; // the live game shown (a lobby line), or null
     this.featuredDoc = null;
     this.build(root);
+    if (game !== null && ORDER.includes(game)) {
+      this.pairing.choose(game);
+      this.pairing.node.scrollIntoView();
+    }
   }
 
   /** The room this page watches (main.js hands it the room's changes, and leaves it). */

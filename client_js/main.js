@@ -1,6 +1,7 @@
 // The page's entry point: the session token (a first visit is made a guest at once, with no
 // form; #/signin logs in to or registers an account), the one connection, which follows the
-// lobby on every page, and the route from the address (#/ the front page, #/lobby the lobby,
+// lobby on every page, and the route from the address (#/ the front page, #/play/<game> the
+// same with that game's quick pairing chosen, #/lobby the lobby,
 // #/rules/<page> a rules page, #/room/<id> a game page, #/tournaments and #/tournament/<id>
 // the tournament pages).  When a challenge of ours is
 // accepted, the page goes to its room; opening the site with no page in the address goes to
@@ -37,6 +38,8 @@ function parseRoute(hash) {
   const rules = /^#\/rules\/([a-z]+)(?:\/([\w-]+))?$/.exec(hash);
   if (rules !== null) return { name: "rules", rules: rules[1], heading: rules[2] ?? null };
   if (hash === "#/lobby") return { name: "lobby" };
+  const play = /^#\/play\/([a-z]+)$/.exec(hash);
+  if (play !== null) return { name: "home", game: play[1] };
   if (hash === "#/signin") return { name: "signin" };
   const match = /^#\/room\/([^/?#]+)$/.exec(hash);
   if (match !== null) return { name: "room", room: decodeURIComponent(match[1]) };
@@ -86,7 +89,7 @@ function route() {
       page.open();
       break;
     case "home":
-      page = new FrontPage(app, connection);
+      page = new FrontPage(app, connection, target.game ?? null);
       page.open();
       break;
     default:

@@ -66,6 +66,12 @@ class QuickPairing {
     this.render(this.connection.player);
   }
 
+  /** Shows the grid of `game`. */
+  choose(game) {
+    this.game = game;
+    this.renderTabs();
+  }
+
   renderTabs() {
     for (const tab of this.tabs) tab.setAttribute("aria-selected", String(tab.dataset.game === this.game));
   }

@@ -29,7 +29,7 @@ class RulesPage {
       PAGES.map(([page, title]) => h("a", { href: `#/rules/${page}`, "aria-current": page === name ? "page" : "false" }, [title])),
     );
     const play = PAGES.slice(0, 5).some(([page]) => page === name)
-      ? h("p", { class: "rules-play" }, [h("a", { class: "button", href: "#/" }, [`Play ${PAGES.find(([p]) => p === name)[1]}`]), ` — quick pairing from ${controlWords("3+2")} to ${controlWords("3d")}, or the computer.`])
+      ? h("p", { class: "rules-play" }, [h("a", { class: "button", href: `#/play/${name}` }, [`Play ${PAGES.find(([p]) => p === name)[1]}`]), ` — quick pairing from ${controlWords("3+2")} to ${controlWords("3d")}, or the computer.`])
       : "";
     root.replaceChildren(h("section", { class: "rules" }, [nav, play, this.article]));
   }

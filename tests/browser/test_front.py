@@ -19,6 +19,7 @@ from server.client import Client
 from server.site import PAGES
 from tests.browser.conftest import Opener, room_for
 from tests.browser.gestures import click_a_move, mover
+from tests.e2e import test_bots
 from tests.e2e.conftest import RunningServer, token_for
 
 GAMES = ("boche", "che", "osbox", "ankor", "marque")
@@ -131,6 +132,10 @@ async def test_each_rules_page_opens_with_its_figures(
         '.rules-text a[href="#/rules/pyramid/11-holes-cubes-and-the-pyramid"]'
     ).first.click()
     await expect(page.locator("#pyramid-11-holes-cubes-and-the-pyramid")).to_be_in_viewport()
+    # The game's Play button opens the front page with its quick pairing chosen.
+    await page.locator(".rules-nav").get_by_role("link", name="Ankor", exact=True).click()
+    await page.get_by_role("link", name="Play Ankor").click()
+    await expect(page.get_by_role("tab", name="Ankor")).to_have_attribute("aria-selected", "true")
 
 
 async def test_the_front_page_shows_the_most_watched_game_live(
@@ -182,3 +187,23 @@ def _seat_to_move(doc: dict[str, object], first_id: str) -> int:
     assert isinstance(seats, list)
     holder = seats[int(doc["to_move"])]  # type: ignore[call-overload]
     return 0 if holder["id"] == first_id else 1
+
+
+async def test_play_the_computer_takes_a_newcomer_to_a_game_against_a_bot(
+    open_page: Opener, bot_pool: test_bots.BotPool, artifacts: Path
+) -> None:
+    page = await open_page("/")
+    await expect(page.locator("#connection")).to_have_attribute("data-status", "open")
+    await (
+        page.locator('.game-card[data-game="osbox"]')
+        .get_by_role("button", name="Play the computer")
+        .click()
+    )
+    await expect(page).to_have_url(re.compile(r"#/room/[^/]+$"), timeout=20_000)
+    await expect(page.locator(".player .name", has_text="bot-2")).to_have_count(1)
+    await expect(page.locator(".room-info h1")).to_contain_text("Osbox")
+    await page.screenshot(path=artifacts / "front-computer-game.png")
+
+
+bot_pool = test_bots.pool
+"""The bot pool (``python -m bots``, one worker) beside the server."""
