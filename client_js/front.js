@@ -5,10 +5,12 @@
 // looks (a position from /api/showcase, drawn by the game page's own modules), with its
 // rules page and one-click "Play a person" (the game's quick-pairing pool) and "Play the
 // computer" (a casual challenge to a bot).  Knows no rules.
-// Imports board.js, pairing.js and room.js (the game modules, element).
+// Imports board.js, pairing.js, players.js (names link to their pages) and room.js (the game
+// modules, element).
 
 import { BoardView } from "./board.js";
 import { QuickPairing, controlWords } from "./pairing.js";
+import { playerLink } from "./players.js";
 import { GAMES, element } from "./room.js";
 
 const TITLES = Object.freeze({ boche: "Boche", che: "Che", osbox: "Osbox", ankor: "Ankor", marque: "Marque" });
@@ -168,7 +170,10 @@ class FrontPage {
     const [first, second] = game.players;
     this.tvTitle.replaceChildren(
       element("strong", {}, [TITLES[game.game] ?? game.game]),
-      ` ${first.name} vs ${second.name}`,
+      " ",
+      playerLink(first),
+      " vs ",
+      playerLink(second),
       element("span", { class: "tv-meta" }, [` · ${controlWords(game.time_control)} · move ${moves} · ${game.spectators} watching`]),
     );
   }
@@ -208,11 +213,13 @@ class FrontPage {
 function liveLine(game) {
   const [first, second] = game.players;
   return element("li", { class: "live-line", "data-room": game.room_id }, [
-    element("a", { href: `#/room/${encodeURIComponent(game.room_id)}` }, [
-      element("strong", {}, [TITLES[game.game] ?? game.game]),
-      ` ${first.name} vs ${second.name}`,
-    ]),
-    element("span", { class: "tv-meta" }, [` ${controlWords(game.time_control)}, ${game.spectators} watching`]),
+    element("strong", {}, [TITLES[game.game] ?? game.game]),
+    " ",
+    playerLink(first),
+    " vs ",
+    playerLink(second),
+    element("span", { class: "tv-meta" }, [` ${controlWords(game.time_control)}, ${game.spectators} watching `]),
+    element("a", { class: "watch", href: `#/room/${encodeURIComponent(game.room_id)}` }, ["Watch"]),
   ]);
 }
 

@@ -8,10 +8,12 @@
 // (option_words.js), and the server's rules check each change (a refusal is shown, in words,
 // before anything is sent).  The ratings panel (ratings.js) shows each
 // game's leaderboard and a player's rating history, read again whenever a rated game ends.
-// Imports connection.js (error titles), option_words.js, ratings.js and room.js (element).
+// Imports connection.js (error titles), option_words.js, players.js (names link to their
+// pages), ratings.js and room.js (element).
 
 import { errorTitle } from "./connection.js";
 import { choiceWords, fieldWords, optionsText, wordsForReason } from "./option_words.js";
+import { playerLink } from "./players.js";
 import { RatingsPanel } from "./ratings.js";
 import { element } from "./room.js";
 
@@ -278,15 +280,17 @@ class LobbyPage {
     const mine = [...lobby.mine].sort((a, b) => waiting(a) - waiting(b) || (a.deadline ?? Infinity) - (b.deadline ?? Infinity));
     fill(this.mine, mine, (g) => this.gameRow(g, "Play", g.waiting_for === me), "None.");
     fill(this.live, lobby.live, (g) => this.gameRow(g, g.players.some((p) => p.id === me) ? "Play" : "Watch"), "No games are being played.");
-    fill(this.online, lobby.online, (p) => element("li", { class: "online-player" }, [p.player.name, p.player.guest ? " (guest)" : isBot(p.player) ? " (computer)" : ""]), "Nobody.");
+    fill(this.online, lobby.online, (p) => element("li", { class: "online-player" }, [playerLink(p.player), p.player.guest ? " (guest)" : isBot(p.player) ? " (computer)" : ""]), "Nobody.");
   }
 
   challengeRow(challenge, actions) {
-    const who = challenge.target === null ? `${challenge.challenger.name}, open to anyone` : `${challenge.challenger.name} to ${challenge.target.name}`;
+    const who = challenge.target === null ? [playerLink(challenge.challenger), ", open to anyone"] : [playerLink(challenge.challenger), " to ", playerLink(challenge.target)];
     const parts = [
       element("span", { class: "game" }, [TITLES[challenge.game] ?? challenge.game]),
       challenge.options ? element("span", { class: "options", title: challenge.options }, [` ${this.optionWords(challenge)}`]) : "",
-      ` ${challenge.rated ? "rated" : "casual"}${timeControlText(challenge.time_control)}, ${who} (${FIRST_MOVE[challenge.colour] ?? challenge.colour}) `,
+      ` ${challenge.rated ? "rated" : "casual"}${timeControlText(challenge.time_control)}, `,
+      ...who,
+      ` (${FIRST_MOVE[challenge.colour] ?? challenge.colour}) `,
     ];
     for (const [label, run] of actions) {
       const button = element("button", { type: "button", "data-action": label.toLowerCase(), "data-challenge": challenge.id }, [label]);
@@ -306,7 +310,11 @@ class LobbyPage {
     const link = element("a", { href: `#/room/${encodeURIComponent(game.room_id)}`, "data-room": game.room_id }, [verb]);
     const parts = [
       element("span", { class: "game" }, [TITLES[game.game] ?? game.game]),
-      ` ${game.players[0].name} vs ${game.players[1].name}${timeControlText(game.time_control)}, move ${game.move_number}, ${game.spectators} watching `,
+      " ",
+      playerLink(game.players[0]),
+      " vs ",
+      playerLink(game.players[1]),
+      `${timeControlText(game.time_control)}, move ${game.move_number}, ${game.spectators} watching `,
     ];
     if (myMove) {
       const due = game.deadline ? `, time runs out ${new Date(game.deadline * 1000).toLocaleString()}` : "";

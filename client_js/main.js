@@ -2,16 +2,17 @@
 // form; #/signin logs in to or registers an account), the one connection, which follows the
 // lobby on every page, and the route from the address (#/ the front page, #/play/<game> the
 // same with that game's quick pairing chosen, #/lobby the lobby,
-// #/rules/<page> a rules page, #/room/<id> a game page, #/tournaments and #/tournament/<id>
+// #/rules/<page> a rules page, #/player/<id> a player's page, #/room/<id> a game page, #/tournaments and #/tournament/<id>
 // the tournament pages).  When a challenge of ours is
 // accepted, the page goes to its room; opening the site with no page in the address goes to
 // the game the player is in, if any.
-// Imports connection.js, front.js, lobby.js, room.js, rules.js and tournaments.js.
+// Imports connection.js, front.js, lobby.js, players.js, room.js, rules.js and tournaments.js.
 
 import { Connection, Status } from "./connection.js";
 import { FrontPage } from "./front.js";
 import { LobbyPage } from "./lobby.js";
 import { RoomPage, element } from "./room.js";
+import { PlayerPage, playerLink } from "./players.js";
 import { RulesPage } from "./rules.js";
 import { TournamentPage, TournamentsPage } from "./tournaments.js";
 
@@ -38,6 +39,8 @@ function parseRoute(hash) {
   const rules = /^#\/rules\/([a-z]+)(?:\/([\w-]+))?$/.exec(hash);
   if (rules !== null) return { name: "rules", rules: rules[1], heading: rules[2] ?? null };
   if (hash === "#/lobby") return { name: "lobby" };
+  const player = /^#\/player\/([^/?#]+)$/.exec(hash);
+  if (player !== null) return { name: "player", player: decodeURIComponent(player[1]) };
   const play = /^#\/play\/([a-z]+)$/.exec(hash);
   if (play !== null) return { name: "home", game: play[1] };
   if (hash === "#/signin") return { name: "signin" };
@@ -84,6 +87,10 @@ function route() {
       page = new LobbyPage(app, connection);
       page.open();
       break;
+    case "player":
+      page = new PlayerPage(app, target.player, () => connection?.player ?? null);
+      page.open();
+      break;
     case "rules":
       page = new RulesPage(app, target.rules, target.heading);
       page.open();
@@ -102,7 +109,7 @@ function connect(token) {
   connection = new Connection(`${scheme}://${location.host}/ws`, token, {
     onStatus: (status, detail) => showStatus(status, detail),
     onWelcome: (player) => {
-      playerBadge.textContent = player.name;
+      playerBadge.replaceChildren(playerLink(player));
       if (page !== null) page.render();
     },
     onRoom: (roomId, doc) => {

@@ -859,7 +859,7 @@ class PlayerCard {
     this.seat = null;
     this.swatch = element("span", { class: "swatch", "aria-hidden": "true" });
     this.colour = element("span", { class: "colour" });
-    this.name = element("span", { class: "name" });
+    this.name = element("a", { class: "name" }); // links to the player's page
     this.you = element("span", { class: "you" }, ["you"]);
     this.score = element("span", { class: "score" });
     this.flags = element("span", { class: "flags" });
@@ -878,6 +878,7 @@ class PlayerCard {
     this.swatch.style.backgroundColor = style.fill;
     this.colour.textContent = style.label;
     this.name.textContent = holder.name;
+    this.name.setAttribute("href", `#/player/${encodeURIComponent(holder.id)}`);
     this.you.hidden = !you;
     this.score.hidden = score === null;
     this.score.textContent = score === null ? "" : scoreWords.format(score);

@@ -1,5 +1,5 @@
-"""The pages around the games: the rules pages rendered from ``docs/rules``, their figures, and
-a position of each game for the front page.
+"""The pages around the games: the rules pages rendered from ``docs/rules``, their figures, a
+position of each game for the front page, and the players' pages.
 
 ``GET /api/rules`` lists the pages; ``GET /api/rules/<page>`` is one page as HTML (rendered
 once per process from the project's own Markdown, with markdown-it-py: a CommonMark renderer
@@ -7,11 +7,12 @@ with tables, so the pages read exactly as they do in the repository); ``GET
 /rules/figures/<name>.svg`` is a figure the engines drew; ``GET /api/showcase`` is, for each
 game, the plain data of a position a few moves in, which the front page draws with the game
 page's own drawing code; ``GET /api/games/<game>/options?text=`` checks an option text with
-the rules (its canonical form, or 400 with the reason).  In the rendered pages, links between
-the pages become the site's addresses (``#/rules/<page>/<heading>``), figures point at the
-figure route, and links to anything else (repository files, other sites) become plain text:
-the site links only to itself.  Imports markdown-it-py, Starlette, :mod:`rules`, the lobby's
-option check and the wire's error codes; holds no state but its caches.
+the rules (its canonical form, or 400 with the reason); ``GET /api/players/<id>`` is a
+player's page (ratings in each game, games now, recent games).  In the rendered pages, links
+between the pages become the site's addresses (``#/rules/<page>/<heading>``), figures point at
+the figure route, and links to anything else (repository files, other sites) become plain
+text: the site links only to itself.  Imports markdown-it-py, Starlette, :mod:`rules`, the lobby's
+option check, stores and ratings, and the wire's error codes; holds no state but its caches.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from __future__ import annotations
 import functools
 import random
 import re
+import time
 from pathlib import Path
 from typing import Any
 
@@ -28,8 +30,12 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
+from lobby import rating_store
+from lobby import store as lobby_store
 from lobby.challenges import canonical_options
-from lobby.errors import BadOptionsError, LobbyError, UnknownGameError
+from lobby.errors import BadOptionsError, LobbyError, UnknownGameError, UnknownPlayerError
+from lobby.games import FinishedGame
+from lobby.identity import player_data
 from rules import GAMES
 from server.errors import error_code
 from server.protocol import MAX_TEXT_LENGTH
@@ -39,6 +45,8 @@ PAGES = ("boche", "che", "osbox", "ankor", "marque", "pyramid")
 """The rules pages the site shows: one per game, and the board Boche and Ankor share."""
 SHOWCASE_PLIES = {"boche": 14, "che": 6, "osbox": 10, "ankor": 12, "marque": 16}
 """Moves played into each front-page position: enough to show pieces, not a finished game."""
+RECENT_GAMES = 20
+"""Finished games a player's page lists (the newest)."""
 _FIGURE_NAME = re.compile(r"[a-z]+(-[a-z]+)*")
 
 
@@ -50,6 +58,7 @@ def routes() -> list[Route]:
         Route("/rules/figures/{name}.svg", figure),
         Route("/api/showcase", showcase),
         Route("/api/games/{game}/options", check_options),
+        Route("/api/players/{player}", player_page),
     ]
 
 
@@ -93,6 +102,41 @@ async def check_options(request: Request) -> Response:
         body = {"code": error_code(error).value, "message": str(error)}
         return JSONResponse(body, status_code=status)
     return JSONResponse({"game": name, "options": canonical})
+
+
+async def player_page(request: Request) -> Response:
+    """A player's page: who they are, their rating in each game, the games they play now and
+    their last finished games (newest first, with the winner's id); 404 for a player nobody
+    knows (no account, not online, in no game kept)."""
+    client = request.app.state.runtime.client
+    player_id = request.path_params["player"]
+    playing = await lobby_store.current_games(client, player_id)
+    recent = await lobby_store.finished_games(client, player_id, 0, RECENT_GAMES)
+    try:
+        player = await lobby_store.find_player(client, player_id, time.time())
+    except UnknownPlayerError:
+        seen = [p for g in (*playing, *recent) for p in g.players if p.id == player_id]
+        if not seen:
+            body = {"code": "unknown_player", "message": f"no player {player_id!r} is known"}
+            return JSONResponse(body, status_code=404)
+        player = seen[0]
+    ratings = {}
+    for game in GAMES:
+        rating = await rating_store.get_rating(client, game, player_id)
+        rated = await rating_store.history(client, game, player_id)
+        ratings[game] = {
+            "text": rating.text(),
+            "provisional": rating.is_provisional,
+            "games": len(rated),
+        }
+    return JSONResponse(
+        {
+            "player": player_data(player),
+            "ratings": ratings,
+            "playing": [g.to_data() for g in playing],
+            "recent": [_finished_line(g) for g in recent],
+        }
+    )
 
 
 @functools.cache
@@ -160,6 +204,15 @@ def _showcase(name: str) -> Any:
             break
         state = going
     return rules.to_data(state)
+
+
+def _finished_line(game: FinishedGame) -> dict[str, Any]:
+    """A finished game for a list: everything but the record, and the winner's id."""
+    data = game.to_data()
+    data["moves"] = len(data.pop("record"))
+    winner = game.winner_player
+    data["winner_id"] = None if winner is None else winner.id
+    return data
 
 
 def _site_links(children: list[Token], page: str) -> list[Token]:

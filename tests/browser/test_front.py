@@ -20,7 +20,7 @@ from server.site import PAGES
 from tests.browser.conftest import Opener, room_for
 from tests.browser.gestures import click_a_move, mover
 from tests.e2e import test_bots
-from tests.e2e.conftest import RunningServer, token_for
+from tests.e2e.conftest import RunningServer, make_room, token_for
 
 GAMES = ("boche", "che", "osbox", "ankor", "marque")
 
@@ -207,3 +207,41 @@ async def test_play_the_computer_takes_a_newcomer_to_a_game_against_a_bot(
 
 bot_pool = test_bots.pool
 """The bot pool (``python -m bots``, one worker) beside the server."""
+
+
+@pytest.mark.parametrize("phone", [False, True], ids=["desktop", "phone"])
+async def test_names_link_to_player_pages_with_their_games(
+    redis_client: aioredis.Redis,
+    server: RunningServer,
+    open_page: Opener,
+    artifacts: Path,
+    phone: bool,
+) -> None:
+    done, ann, bob = await room_for(redis_client, "osbox")
+    going = await make_room(redis_client, ann, bob, game="che", room_id="b-going")
+    client = await Client.connect(server.ws_url, token_for(ann))
+    try:
+        await client.join(done)
+        await client.resign(done)
+    finally:
+        await client.close()
+    page = await open_page("/", phone=phone)
+    tv = page.locator(".front-tv .tv-title")
+    await expect(tv).to_contain_text("Che")  # the finished game left the live list
+    await tv.get_by_role("link", name=ann.name).click()
+    await expect(page.locator(".player-page h1")).to_have_text(ann.name)
+    await expect(page.locator(".player-ratings tbody tr")).to_have_count(5)
+    playing = page.locator(".player-playing li")
+    await expect(playing).to_have_count(1)
+    await expect(playing).to_contain_text("Che against")
+    recent = page.locator(".player-recent li")
+    await expect(recent).to_have_count(1)
+    await expect(recent).to_contain_text("lost")
+    suffix = "-phone" if phone else ""
+    await page.screenshot(path=artifacts / f"player{suffix}.png", full_page=True)
+    # From the game page's player card to the opponent's page.
+    await playing.get_by_role("link", name="Watch").click()
+    await expect(page).to_have_url(re.compile(f"#/room/{going}$"))
+    await page.locator(".player a.name", has_text=bob.name).click()
+    await expect(page.locator(".player-page h1")).to_have_text(bob.name)
+    await expect(page.locator(".player-recent li")).to_contain_text("won")
