@@ -3,7 +3,8 @@ position of each game for the front page, and the players' pages.
 
 ``GET /api/rules`` lists the pages; ``GET /api/rules/<page>`` is one page as HTML (rendered
 once per process from the project's own Markdown, with markdown-it-py: a CommonMark renderer
-with tables, so the pages read exactly as they do in the repository); ``GET
+with tables, so the pages read exactly as they do in the repository) and
+``GET /api/rules/<game>/example`` its worked example position by position; ``GET
 /rules/figures/<name>.svg`` is a figure the engines drew; ``GET /api/showcase`` is, for each
 game, the plain data of a position a few moves in, which the front page draws with the game
 page's own drawing code; ``GET /api/games/<game>/options?text=`` checks an option text with
@@ -37,6 +38,7 @@ from lobby.errors import BadOptionsError, LobbyError, UnknownGameError, UnknownP
 from lobby.games import FinishedGame
 from lobby.identity import player_data
 from rules import GAMES
+from rules.drawing import worked_example
 from server.errors import error_code
 from server.protocol import MAX_TEXT_LENGTH
 
@@ -47,6 +49,7 @@ SHOWCASE_PLIES = {"boche": 14, "che": 6, "osbox": 10, "ankor": 12, "marque": 16}
 """Moves played into each front-page position: enough to show pieces, not a finished game."""
 RECENT_GAMES = 20
 """Finished games a player's page lists (the newest)."""
+_MOVE_LISTS = frozenset({"legal", "legal_blocks", "premoves"})
 _FIGURE_NAME = re.compile(r"[a-z]+(-[a-z]+)*")
 
 
@@ -55,6 +58,7 @@ def routes() -> list[Route]:
     return [
         Route("/api/rules", rules_index),
         Route("/api/rules/{page}", rules_page),
+        Route("/api/rules/{page}/example", rules_example),
         Route("/rules/figures/{name}.svg", figure),
         Route("/api/showcase", showcase),
         Route("/api/games/{game}/options", check_options),
@@ -75,6 +79,30 @@ async def rules_page(request: Request) -> Response:
         )
     title, html = page_html(page)
     return JSONResponse({"page": page, "title": title, "html": html})
+
+
+async def rules_example(request: Request) -> Response:
+    page = request.path_params["page"]
+    if page not in GAMES or page not in PAGES:
+        return JSONResponse(
+            {"code": "unknown_page", "message": f"no game's rules page is called {page!r}"},
+            status_code=404,
+        )
+    return JSONResponse({"game": page, "steps": example_steps(page)})
+
+
+@functools.cache
+def example_steps(game: str) -> list[dict[str, Any]]:
+    """The worked example of a game's rules page, position by position, as plain data (the
+    lists of legal moves left out: the page only draws)."""
+    return [
+        {
+            "move": step.move,
+            "caption": step.caption,
+            "data": {k: v for k, v in step.data.items() if k not in _MOVE_LISTS},
+        }
+        for step in worked_example(game)
+    ]
 
 
 async def figure(request: Request) -> Response:

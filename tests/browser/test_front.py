@@ -178,6 +178,31 @@ async def test_the_front_page_shows_the_most_watched_game_live(
             await client.close()
 
 
+async def test_a_reader_replays_each_games_worked_example(
+    open_page: Opener, artifacts: Path
+) -> None:
+    page = await open_page("/#/rules/boche")
+    example = page.locator(".rules-example")
+    await expect(example.locator(".example-count")).to_have_text("position 1 of 21")
+    await expect(example.get_by_role("button", name="Previous move")).to_be_disabled()
+    await expect(example.locator("svg.board .face")).to_have_count(0)  # the empty board
+    await example.get_by_role("button", name="Next move").click()
+    await expect(example.locator(".example-caption")).to_contain_text("move 1:")
+    assert await example.locator("svg.board .face").count() == 3  # one cube, three faces
+    await example.get_by_role("button", name="Last position").click()
+    await expect(example.locator(".example-caption")).to_contain_text("three sides")
+    await expect(example.get_by_role("button", name="Next move")).to_be_disabled()
+    await page.screenshot(path=artifacts / "rules-boche-example.png")
+    for game in ("che", "osbox", "ankor", "marque"):
+        await page.locator(".rules-nav").get_by_role("link", name=_title(game), exact=True).click()
+        await expect(page.locator(".rules-text h1")).to_have_text(_title(game))
+        await expect(example.locator(".example-count")).to_contain_text("position 1 of")
+        before = await example.locator("svg.board").inner_html()
+        await example.get_by_role("button", name="Next move").click()
+        await expect(example.locator(".example-caption")).to_contain_text("move 1:")
+        assert await example.locator("svg.board").inner_html() != before, game
+
+
 def _title(page: str) -> str:
     return "The pyramid board (Boche, Ankor)" if page == "pyramid" else page.capitalize()
 

@@ -10,6 +10,7 @@ import pytest
 from rules import GAMES, find_game
 from server.site import (
     PAGES,
+    example_steps,
     heading_slug,
     page_html,
     render_markdown,
@@ -79,3 +80,17 @@ def test_each_game_has_a_front_page_position_under_way() -> None:
         state = rules.from_data(data)
         empty = rules.to_data(rules.new_game(rules.parse_options("")))
         assert rules.outcome(state) is None and data != empty, name
+
+
+@pytest.mark.parametrize("game", ["boche", "che", "osbox", "ankor", "marque"])
+def test_each_games_worked_example_replays_to_its_figure(game: str) -> None:
+    """The steps start before the example's moves and each later one follows its move."""
+    steps = example_steps(game)
+    assert len(steps) >= 2 and steps[0]["move"] is None
+    rules = find_game(game)
+    for before, after in zip(steps, steps[1:], strict=False):
+        state = rules.from_data({**before["data"], "legal": None})
+        played = rules.play(state, rules.parse_move(state, after["move"]))
+        expected = rules.to_data(played)
+        assert {k: v for k, v in expected.items() if k in after["data"]} == after["data"]
+        assert "legal" not in after["data"]
