@@ -317,8 +317,9 @@ class LobbyService:
     ) -> str | None:
         """Join (or renew) ``player``'s wait in a quick-pairing pool from the socket
         ``connection``: the room of the game when a player waiting there was paired with
-        them, else None.  The game counts against both players' limits like an accepted
-        challenge; raises LobbyError (LimitReachedError, GuestRatedError, BadOptionsError...)."""
+        them (or when they were paired while waiting themselves), else None.  The game
+        counts against both players' limits like an accepted challenge; raises LobbyError
+        (LimitReachedError, GuestRatedError, BadOptionsError...)."""
         client, now = self.client, self.clock()
         pool = pools.pool_for(player, game, time_control, rated)
         rating = None
@@ -331,13 +332,14 @@ class LobbyService:
         )
         entry = pools.Entry(player, pool.name, rating, connection, now + pools.ENTRY_SECONDS)
         try:
-            partner = await _storage(pool_store.join(client, entry, now))
+            joined = await _storage(pool_store.join(client, entry, now, room_id))
         except BaseException:
             await lobby_store.uncount_creation(client, room_id, (player,), address)
             raise
-        if partner is None:  # waiting: nothing was made yet
+        if joined.partner is None:  # waiting, or paired already: nothing is made now
             await lobby_store.uncount_creation(client, room_id, (player,), address)
-            return None
+            return joined.room
+        partner = joined.partner
         # The partner was within the limits when they joined; the game is counted for them
         # as far as it fits now.
         with contextlib.suppress(LobbyError):

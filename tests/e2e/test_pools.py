@@ -38,6 +38,8 @@ async def test_a_waiting_player_is_paired_with_the_next_and_both_reach_the_game(
         assert await ann.join_pool("che", "5+3") is None
         room = await bob.join_pool("che", "5+3")
         assert room is not None and room.startswith("qp-")
+        # Ann's page renews her wait just after: it is sent to the game, not back in the pool.
+        assert await ann.join_pool("che", "5+3") == room
         # Ann learns of it from the lobby feed: her challenge, accepted, with the room's id.
         await ann.wait_lobby(
             lambda _: any(
