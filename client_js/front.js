@@ -1,7 +1,8 @@
 // The front page (#/): what a first visit needs.  Quick pairing (pairing.js) at the top; the
 // live game most people are watching, drawn as a live board that follows its moves (the
 // page watches its room like a spectator and leaves it when another game draws more
-// watchers), with a short list of the other live games; and the five games, each drawn as it
+// watchers), with a short list of the other live games and of the tournaments running or
+// starting soonest; how many players are online and games in play; and the five games, each drawn as it
 // looks (a position from /api/showcase, drawn by the game page's own modules), with its
 // rules page and one-click "Play a person" (the game's quick-pairing pool) and "Play the
 // computer" (a casual challenge to a bot).  Knows no rules.
@@ -25,6 +26,7 @@ const BLURBS = Object.freeze({
 const PERSON_CONTROL = "10+5"; // "Play a person": the game's rapid pool
 const COMPUTER = "bot-2"; // "Play the computer": level 2 (bots/accounts.py), quick and fair
 const OTHER_LIVE = 6; // live games listed beside the one shown
+const EVENTS = 4; // tournaments listed
 
 class FrontPage {
   /** Shows the front page in `root`, through `connection` (already open or reconnecting),
@@ -48,6 +50,8 @@ class FrontPage {
   build(root) {
     const h = element;
     this.errors = h("div", { class: "errors", role: "alert" });
+    this.counts = h("p", { class: "front-counts", "aria-live": "polite" });
+    this.events = h("ul", { class: "front-events", "aria-label": "Tournaments" });
     const computer = h("button", { type: "button", class: "pool-computer" }, ["Play the computer"]);
     computer.addEventListener("click", () => this.playComputer(this.pairing.game, computer));
     this.pairing = new QuickPairing(this.connection, { titles: TITLES, games: ORDER, onError: (error) => this.showError(error), more: [computer] });
@@ -64,6 +68,8 @@ class FrontPage {
       this.tvEmpty,
       this.tvLink,
       this.liveList,
+      h("h2", { class: "events-heading" }, [h("a", { href: "#/tournaments" }, ["Tournaments"])]),
+      this.events,
     ]);
     this.cards = h("div", { class: "game-cards" });
     root.replaceChildren(
@@ -71,6 +77,7 @@ class FrontPage {
         h("div", { class: "front-intro" }, [
           h("h1", {}, ["Cameron Browne's games, live"]),
           h("p", {}, ["Five connection and tile games — Boche, Che, Osbox, Ankor and Marque — against people or the computer. No sign-up: you are playing as a guest."]),
+          this.counts,
         ]),
         this.errors,
         h("div", { class: "front-top" }, [this.pairing.node, tv]),
@@ -116,6 +123,25 @@ class FrontPage {
       this.showError(error);
     }
     if (this.connection.lobby !== null) this.updateLobby(this.connection.lobby);
+    await this.showEvents();
+  }
+
+  /** The tournaments running and starting soonest (a few), or how to make one. */
+  async showEvents() {
+    try {
+      const response = await fetch("/api/tournaments");
+      if (!response.ok) throw new Error(`the server answered ${response.status}`);
+      const listing = await response.json();
+      const events = [...listing.running, ...listing.created].slice(0, EVENTS);
+      const line = (t) =>
+        element("li", { "data-tournament": t.id }, [
+          element("a", { href: `#/tournament/${encodeURIComponent(t.id)}` }, [t.name || t.id]),
+          element("span", { class: "tv-meta" }, [` ${TITLES[t.game] ?? t.game}, ${t.status === "running" ? "playing now" : `starts ${new Date(t.starts_at * 1000).toLocaleString()}`}, ${t.players} players`]),
+        ]);
+      this.events.replaceChildren(...(events.length > 0 ? events.map(line) : [element("li", { class: "empty" }, ["None planned: make one on the tournaments page."])]));
+    } catch (error) {
+      this.showError(error);
+    }
   }
 
   /** The page is left: stop waiting in a pool. */
@@ -132,6 +158,9 @@ class FrontPage {
   /** The lobby changed: the game most watched is the one shown (the newest on a tie). */
   updateLobby(lobby) {
     this.pairing.render(this.connection.player);
+    const people = (lobby.online ?? []).length;
+    const games = lobby.live_count ?? (lobby.live ?? []).length;
+    this.counts.textContent = `${people} ${people === 1 ? "player" : "players"} online · ${games} ${games === 1 ? "game" : "games"} in play`;
     const live = [...(lobby.live ?? [])].sort((a, b) => b.spectators - a.spectators || b.started - a.started || (a.room_id < b.room_id ? -1 : 1));
     const best = live[0] ?? null;
     const current = this.featured;

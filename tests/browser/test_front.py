@@ -156,6 +156,7 @@ async def test_the_front_page_shows_the_most_watched_game_live(
         await expect(tv.locator(".tv-title")).to_contain_text("Marque")
         await expect(tv.locator(".tv-title")).to_contain_text(first.name)
         await expect(tv.locator(f'.live-list li[data-room="{quiet}"]')).to_be_visible()
+        await expect(page.locator(".front-counts")).to_contain_text("2 games in play")
         board = tv.locator(".tv-board")
         await expect(board).to_have_attribute("data-moves", "0")
         for ply in range(2):
