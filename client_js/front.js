@@ -95,7 +95,10 @@ class FrontPage {
     this.pictures = this.pictures ?? new Map();
     this.pictures.set(game, board);
     const person = h("button", { type: "button", class: "play-person", "data-game": game }, ["Play a person"]);
-    person.addEventListener("click", () => this.pairing.join(game, PERSON_CONTROL));
+    person.addEventListener("click", () => {
+      this.pairing.join(game, PERSON_CONTROL);
+      this.pairing.node.scrollIntoView({ block: "nearest" }); // where the wait is shown
+    });
     const computer = h("button", { type: "button", class: "play-computer", "data-game": game }, ["Play the computer"]);
     computer.addEventListener("click", () => this.playComputer(game, computer));
     return h("article", { class: "game-card", "data-game": game }, [
@@ -224,6 +227,7 @@ class FrontPage {
     try {
       await this.connection.challenge({ game, options: "", colour: "random", rated: false, target: COMPUTER });
       this.pairing.say(`Waiting for the computer to start your ${TITLES[game]} game…`);
+      this.pairing.node.scrollIntoView({ block: "nearest" });
     } catch (error) {
       this.showError(error);
     } finally {

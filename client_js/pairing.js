@@ -28,7 +28,8 @@ class QuickPairing {
     this.options = options;
     this.game = options.games[0];
     this.waiting = null; // {game, control, rated} while in a pool
-    this.timer = null;
+    this.timer = null; // the next renewal
+    this.clock = null; // the time waited, shown
     this.build();
   }
 
@@ -53,6 +54,7 @@ class QuickPairing {
     this.rated = h("input", { type: "checkbox", id: "pool-rated" });
     this.ratedLabel = h("label", { for: "pool-rated", class: "pool-rated" }, [this.rated, " Rated (paired with players within 300 points)"]);
     this.status = h("p", { class: "pool-status", role: "status", "aria-live": "polite" });
+    this.waited = h("span", { class: "pool-waited", "aria-hidden": "true" }); // time waited
     this.cancelButton = h("button", { type: "button", class: "pool-cancel", hidden: "" }, ["Cancel"]);
     this.cancelButton.addEventListener("click", () => this.cancel());
     this.node = h("section", { class: "quick-pairing", "aria-labelledby": "pairing-heading" }, [
@@ -60,7 +62,7 @@ class QuickPairing {
       h("div", { class: "pool-games", role: "tablist", "aria-label": "Game" }, this.tabs),
       this.grid,
       this.ratedLabel,
-      h("div", { class: "pool-waiting" }, [this.status, this.cancelButton]),
+      h("div", { class: "pool-waiting" }, [this.status, this.waited, this.cancelButton]),
       h("p", { class: "pool-more" }, [...(options.more ?? []), h("a", { href: "#/lobby" }, ["Other options, or a friend: the lobby"])]),
     ]);
     this.render(this.connection.player);
@@ -90,7 +92,14 @@ class QuickPairing {
     this.renderTabs();
     const rated = this.rated.checked && !this.rated.disabled;
     this.waiting = { game, control, rated };
-    this.say(`Looking for an opponent: ${this.options.titles[game]}, ${controlWords(control)}${rated ? ", rated" : ""}…`);
+    const looking = `Looking for an opponent: ${this.options.titles[game]}, ${controlWords(control)}${rated ? ", rated" : ""}…`;
+    const since = Date.now();
+    this.say(looking);
+    clearInterval(this.clock);
+    this.clock = setInterval(() => {
+      const seconds = Math.floor((Date.now() - since) / 1000);
+      this.waited.textContent = ` ${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, "0")}`;
+    }, 1000);
     this.cancelButton.hidden = false;
     for (const cell of this.grid.children) cell.setAttribute("aria-pressed", String(cell.dataset.control === control));
     await this.ask();
@@ -132,6 +141,8 @@ class QuickPairing {
 
   stop() {
     clearTimeout(this.timer);
+    clearInterval(this.clock);
+    this.waited.textContent = "";
     this.timer = null;
     this.waiting = null;
     this.cancelButton.hidden = true;
