@@ -154,7 +154,8 @@ class Connection:
         self.socket_id = uuid.uuid4().hex
         """This socket's own id (its quick-pairing entry names it)."""
         self.pooled = False
-        """Whether this socket ever joined a quick-pairing pool."""
+        """Whether this socket may have a player waiting in a quick-pairing pool (its closing
+        then takes the entry away)."""
         self.lobby_connection: str | None = None
         """This socket's presence id while it follows the lobby."""
         self._lobby_held: list[bytes] | None = None
@@ -451,7 +452,7 @@ class Connection:
                 cancelled = await self._lobby().cancel(self.player, request.challenge)
                 self._send(encode(ServerChallenge(request.id, cancelled.to_data())))
             case ClientPool():
-                self.pooled = True
+                self.pooled = True  # until the answer says otherwise: it may wait
                 room_id = await self._lobby().join_pool(
                     self.player,
                     request.game,
@@ -460,9 +461,11 @@ class Connection:
                     self.socket_id,
                     self.address,
                 )
+                self.pooled = room_id is None
                 self._send(encode(ServerPool(request.id, room_id, room_id is None)))
             case ClientLeavePool():
                 await self._lobby().leave_pool(self.player, "")
+                self.pooled = False
                 self._send(encode(ServerPool(request.id, None, False)))
             case ClientTournaments():
                 listing = None
