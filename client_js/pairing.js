@@ -2,7 +2,7 @@
 // pool (the `pool` request, docs/protocol.md) and either goes straight to the game, when a
 // player was waiting there, or waits, renewing the wait every 10 s (the server drops an
 // entry after 30 s), until someone else joins and the lobby feed announces the game (main.js
-// then goes to it).  Cancel, or leaving the page, stops the wait.  Signed-in players may
+// then goes to it).  Each control shows how many wait there (GET /api/pools, every 10 s).  Cancel, or leaving the page, stops the wait.  Signed-in players may
 // choose a rated pool, paired by rating.
 // Imports protocol.js and room.js (element).
 
@@ -30,7 +30,11 @@ class QuickPairing {
     this.waiting = null; // {game, control, rated} while in a pool
     this.timer = null; // the next renewal
     this.clock = null; // the time waited, shown
+    this.counts = {}; // pool name -> players waiting there, as last asked
+    this.countTimer = null;
+    this.closed = false;
     this.build();
+    this.followCounts();
   }
 
   build() {
@@ -47,7 +51,7 @@ class QuickPairing {
     });
     this.grid = h("div", { class: "pool-grid", role: "tabpanel" });
     for (const [control, kind] of CONTROLS) {
-      const cell = h("button", { type: "button", class: "pool-control", "data-control": control }, [h("span", { class: "control" }, [shortWords(control)]), h("span", { class: "kind" }, [kind])]);
+      const cell = h("button", { type: "button", class: "pool-control", "data-control": control }, [h("span", { class: "control" }, [shortWords(control)]), h("span", { class: "kind" }, [kind]), h("span", { class: "pool-count" })]);
       cell.addEventListener("click", () => this.join(this.game, control));
       this.grid.append(cell);
     }
@@ -76,6 +80,32 @@ class QuickPairing {
 
   renderTabs() {
     for (const tab of this.tabs) tab.setAttribute("aria-selected", String(tab.dataset.game === this.game));
+    this.renderCounts();
+  }
+
+  /** Asks how many wait in each pool now, and again every 10 s while the page is open. */
+  async followCounts() {
+    clearTimeout(this.countTimer);
+    try {
+      const response = await fetch("/api/pools");
+      if (response.ok) this.counts = (await response.json()).waiting;
+    } catch (error) {
+      // the counts are a hint: the grid works without them
+    }
+    this.renderCounts();
+    if (!this.closed) this.countTimer = setTimeout(() => this.followCounts(), RENEW_MS);
+  }
+
+  /** Each control of the chosen game: how many players wait there (others than you). */
+  renderCounts() {
+    for (const cell of this.grid.children) {
+      const control = cell.dataset.control;
+      let count = 0;
+      for (const kind of ["casual", "rated"]) count += this.counts[`${this.game}/${control}/${kind}`] ?? 0;
+      const mine = this.waiting !== null && this.waiting.game === this.game && this.waiting.control === control;
+      if (mine) count -= 1;
+      cell.querySelector(".pool-count").textContent = count > 0 ? `${count} waiting` : "";
+    }
   }
 
   /** Guests play casual games: the rated box is for accounts. */
@@ -151,6 +181,8 @@ class QuickPairing {
 
   /** The page is left: leave the pool too. */
   close() {
+    this.closed = true;
+    clearTimeout(this.countTimer);
     this.cancel();
   }
 

@@ -9,7 +9,8 @@ with tables, so the pages read exactly as they do in the repository) and
 game, the plain data of a position a few moves in, which the front page draws with the game
 page's own drawing code; ``GET /api/games/<game>/options?text=`` checks an option text with
 the rules (its canonical form, or 400 with the reason); ``GET /api/players/<id>`` is a
-player's page (ratings in each game, games now, recent games).  In the rendered pages, links
+player's page (ratings in each game, games now, recent games); ``GET /api/pools`` how many
+wait in each quick-pairing pool.  In the rendered pages, links
 between the pages become the site's addresses (``#/rules/<page>/<heading>``), figures point at
 the figure route, and links to anything else (repository files, other sites) become plain
 text: the site links only to itself.  Imports markdown-it-py, Starlette, :mod:`rules`, the lobby's
@@ -31,7 +32,7 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
-from lobby import rating_store
+from lobby import pool_store, rating_store
 from lobby import store as lobby_store
 from lobby.challenges import canonical_options
 from lobby.errors import BadOptionsError, LobbyError, UnknownGameError, UnknownPlayerError
@@ -63,6 +64,7 @@ def routes() -> list[Route]:
         Route("/api/showcase", showcase),
         Route("/api/games/{game}/options", check_options),
         Route("/api/players/{player}", player_page),
+        Route("/api/pools", pool_counts),
     ]
 
 
@@ -130,6 +132,13 @@ async def check_options(request: Request) -> Response:
         body = {"code": error_code(error).value, "message": str(error)}
         return JSONResponse(body, status_code=status)
     return JSONResponse({"game": name, "options": canonical})
+
+
+async def pool_counts(request: Request) -> Response:
+    """How many players wait in each quick-pairing pool now, by pool name
+    (``<game>/<time control>/casual|rated``); pools nobody waits in are left out."""
+    client = request.app.state.runtime.client
+    return JSONResponse({"waiting": await pool_store.waiting(client, time.time())})
 
 
 async def player_page(request: Request) -> Response:

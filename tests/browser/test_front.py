@@ -271,3 +271,20 @@ async def test_names_link_to_player_pages_with_their_games(
     await page.locator(".player a.name", has_text=bob.name).click()
     await expect(page.locator(".player-page h1")).to_have_text(bob.name)
     await expect(page.locator(".player-recent li")).to_contain_text("won")
+
+
+async def test_each_time_control_shows_how_many_wait_there(
+    open_page: Opener, server: RunningServer
+) -> None:
+    client = await Client.connect(server.ws_url, token_for(new_guest()))
+    try:
+        assert await client.join_pool("che", "15+10") is None
+        page = await open_page("/")
+        await page.get_by_role("tab", name="Che", exact=True).click()
+        tile = page.locator('.pool-control[data-control="15+10"]')
+        await expect(tile.locator(".pool-count")).to_have_text("1 waiting")
+        await expect(page.locator('.pool-control[data-control="3+2"] .pool-count')).to_have_text("")
+        await page.get_by_role("tab", name="Boche", exact=True).click()
+        await expect(tile.locator(".pool-count")).to_have_text("")
+    finally:
+        await client.close()

@@ -76,3 +76,14 @@ async def test_a_players_page_lists_their_games_now_and_finished(
     assert page["ratings"]["osbox"]["games"] == 0
     status, refused = await get(app_server, "/api/players/g:nobody")
     assert status == 404 and refused["code"] == "unknown_player"
+
+
+async def test_the_pools_say_how_many_wait(app_server: RunningServer) -> None:
+    client = await Client.connect(app_server.ws_url, token_for(new_guest()))
+    try:
+        assert (await get(app_server, "/api/pools"))[1] == {"waiting": {}}
+        assert await client.join_pool("ankor", "1d") is None
+        status, body = await get(app_server, "/api/pools")
+        assert status == 200 and body == {"waiting": {"ankor/1d/casual": 1}}
+    finally:
+        await client.close()
