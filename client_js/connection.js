@@ -346,6 +346,7 @@ class Connection {
       case MsgType.OK:
       case MsgType.CHALLENGE:
       case MsgType.ACCEPTED:
+      case MsgType.POOL:
         this.reply(body);
         break;
       case MsgType.LOBBY:

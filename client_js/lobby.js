@@ -4,11 +4,16 @@
 // online; every list follows the lobby feed of the connection.  A challenge may carry a time
 // control (live minutes+increment, or correspondence days per move); the lists show it, and
 // your games say which wait for your move and when your time runs out.  Knows no rules: the option
-// form is built from the flags the server describes.  The ratings panel (ratings.js) shows each
+// form is built from the flags the server describes, named and explained in words
+// (option_words.js), and the server's rules check each change (a refusal is shown, in words,
+// before anything is sent).  The ratings panel (ratings.js) shows each
 // game's leaderboard and a player's rating history, read again whenever a rated game ends.
-// Imports connection.js (error titles), ratings.js and room.js (element).
+// Imports connection.js (error titles), option_words.js, players.js (names link to their
+// pages), ratings.js and room.js (element).
 
 import { errorTitle } from "./connection.js";
+import { choiceWords, fieldWords, optionsText, wordsForReason } from "./option_words.js";
+import { playerLink } from "./players.js";
 import { RatingsPanel } from "./ratings.js";
 import { element } from "./room.js";
 
@@ -59,6 +64,9 @@ class LobbyPage {
     this.gameSelect = h("select", { name: "game", id: "challenge-game" });
     this.gameSelect.addEventListener("change", () => this.renderOptions());
     this.optionsBox = h("fieldset", { class: "game-options" });
+    this.optionsError = h("p", { class: "options-error", role: "alert" });
+    this.submitButton = h("button", { type: "submit" }, ["Challenge"]);
+    this.rulesLink = h("a", { class: "game-rules", href: "#/rules/boche" }, ["How to play"]);
     this.colourBox = h("fieldset", { class: "colour" }, [
       h("legend", {}, ["Colour"]),
       ...COLOURS.map(([value, label], index) => {
@@ -78,9 +86,9 @@ class LobbyPage {
     this.timeControl = h("select", { name: "time_control", id: "challenge-time-control" }, TIME_CONTROLS.map(([value, label]) => h("option", { value }, [label])));
     this.form = h("form", { class: "challenge-form", "aria-labelledby": "make-challenge" }, [
       h("h2", { id: "make-challenge" }, ["Make a challenge"]),
-      h("label", { for: "challenge-game" }, ["Game "]),
-      this.gameSelect,
+      h("div", { class: "game-line" }, [h("label", { for: "challenge-game" }, ["Game "]), this.gameSelect, this.rulesLink]),
       this.optionsBox,
+      this.optionsError,
       this.colourBox,
       h("label", { for: "challenge-rated", class: "rated" }, [this.rated, " Rated"]),
       h("label", { for: "challenge-time-control" }, ["Clock "]),
@@ -89,7 +97,7 @@ class LobbyPage {
       this.target,
       h("label", { for: "challenge-computer" }, ["Play the computer "]),
       this.computer,
-      h("button", { type: "submit" }, ["Challenge"]),
+      this.submitButton,
     ]);
     this.form.addEventListener("submit", (event) => {
       event.preventDefault();
@@ -145,7 +153,8 @@ class LobbyPage {
   /** The option inputs of the chosen game: one per option field, starting at its default. */
   renderOptions() {
     const game = this.games.find((g) => g.name === this.gameSelect.value);
-    const inputs = [element("legend", {}, ["Options"])];
+    const inputs = [element("legend", {}, ["Options (the defaults are the rules page's)"])];
+    this.rulesLink.setAttribute("href", `#/rules/${this.gameSelect.value}`);
     this.optionFields = [];
     if (game !== undefined) {
       const fields = new Map();
@@ -156,29 +165,39 @@ class LobbyPage {
       for (const [field, flags] of fields) inputs.push(this.optionInput(game, field, flags));
     }
     this.optionsBox.replaceChildren(...inputs);
+    this.checkOptions();
     this.rated.disabled = this.connection.player?.guest ?? true;
   }
 
+  /**
+   * One option in words (option_words.js): a number with its unit, or a choice among the
+   * words of its flags; each starts at the game's default, which is the rules page's, and says
+   * what it does.  An empty number means the default (a word such as "off" when the default is
+   * one); other named numbers ("unlimited") are a box to tick.
+   */
   optionInput(game, field, flags) {
     const id = `option-${field}`;
     const initial = game.defaults[field];
+    const words = fieldWords(game.name, field);
+    const help = element("small", { class: "option-help", id: `${id}-help` }, [words.explain]);
     const number = flags.find((f) => f.takes_number);
     if (number !== undefined) {
-      // A default the range leaves out is a word ("off"): the field starts empty, and empty
-      // means the default.  Other named numbers ("unlimited") are a box to tick.
-      const words = new Map((number.names ?? []).map(([value, word]) => [value, word]));
-      const attrs = { type: "number", id, name: field, value: words.has(initial) ? "" : String(initial) };
-      if (words.has(initial)) attrs.placeholder = words.get(initial);
+      const named = new Map((number.names ?? []).map(([value, word]) => [value, word]));
+      const attrs = { type: "number", id, name: field, value: named.has(initial) ? "" : String(initial), "aria-describedby": help.id };
+      if (named.has(initial)) attrs.placeholder = named.get(initial);
       if (number.minimum !== null) attrs.min = String(number.minimum);
       if (number.maximum !== null) attrs.max = String(number.maximum);
       const input = element("input", attrs);
-      const parts = [`${field.replaceAll("_", " ")} `, input];
-      const boxes = [...words].filter(([value]) => value !== initial).map(([value, word]) => {
+      input.addEventListener("input", () => this.checkOptions());
+      const line = [element("label", { for: id }, [`${words.label} `]), input];
+      if (words.unit) line.push(element("span", { class: "unit" }, [` ${words.unit}`]));
+      const boxes = [...named].filter(([value]) => value !== initial).map(([value, word]) => {
         const box = element("input", { type: "checkbox", id: `${id}-${word}`, "data-value": String(value) });
         box.addEventListener("change", () => {
           input.disabled = box.checked;
+          this.checkOptions();
         });
-        parts.push(element("label", { for: `${id}-${word}`, class: "option-word" }, [box, ` ${word}`]));
+        line.push(element("label", { for: `${id}-${word}`, class: "option-word" }, [box, ` ${word}`]));
         return box;
       });
       this.optionFields.push(() => {
@@ -186,20 +205,48 @@ class LobbyPage {
         if (ticked !== undefined) return `-${number.name}=${ticked.dataset.value}`;
         return input.value !== "" && Number(input.value) !== initial ? `-${number.name}=${input.value}` : "";
       });
-      return element("span", { class: "option", title: number.help }, [element("label", { for: id }, parts.slice(0, 2)), ...parts.slice(2)]);
+      return element("div", { class: "option", "data-field": field }, [element("div", { class: "option-line" }, line), help]);
     }
-    const select = element("select", { id, name: field });
-    const choices = flags.map((flag) => ({ text: flag.name.replaceAll("_", " "), flag: flag.value === initial ? "" : `-${flag.name}`, help: flag.help }));
-    if (!flags.some((f) => f.value === initial)) choices.unshift({ text: `default (${String(initial)})`, flag: "", help: "" });
+    const select = element("select", { id, name: field, "aria-describedby": help.id });
+    const choices = flags.map((flag) => ({ value: flag.value, flag: flag.value === initial ? "" : `-${flag.name}` }));
+    if (!flags.some((f) => f.value === initial)) choices.unshift({ value: initial, flag: "" });
     for (const choice of choices) {
-      select.append(element("option", { value: choice.flag, title: choice.help }, [choice.text]));
+      const text = choiceWords(game.name, field, choice.value) + (choice.flag === "" ? " (default)" : "");
+      select.append(element("option", { value: choice.flag }, [text]));
     }
     select.selectedIndex = choices.findIndex((c) => c.flag === "");
+    select.addEventListener("change", () => this.checkOptions());
     this.optionFields.push(() => select.value);
-    return element("label", { for: id, class: "option" }, [`${field.replaceAll("_", " ")} `, select]);
+    return element("div", { class: "option", "data-field": field }, [element("div", { class: "option-line" }, [element("label", { for: id }, [`${words.label} `]), select]), help]);
+  }
+
+  /** The options as text, checked by the server's rules: a refusal is shown in words and
+   * the challenge cannot be sent until it is put right.  Returns whether they are valid. */
+  async checkOptions() {
+    const game = this.games.find((g) => g.name === this.gameSelect.value);
+    if (game === undefined) return false;
+    const options = this.optionFields.map((read) => read()).filter((text) => text !== "").join(" ");
+    const asked = (this.optionsAsked = `${game.name} ${options}`);
+    let reason = "";
+    const bad = this.optionFields.length > 0 && [...this.optionsBox.querySelectorAll("input[type=number]")].find((input) => !input.disabled && !input.checkValidity());
+    if (bad) {
+      reason = `${fieldWords(game.name, bad.name).label}: ${bad.validationMessage}`;
+    } else {
+      try {
+        const response = await fetch(`/api/games/${encodeURIComponent(game.name)}/options?text=${encodeURIComponent(options)}`);
+        if (!response.ok) reason = wordsForReason(game.name, game.flags, (await response.json()).message ?? `the server answered ${response.status}`);
+      } catch (error) {
+        reason = ""; // the server will check again when the challenge is sent
+      }
+    }
+    if (asked !== this.optionsAsked) return false; // a newer check is under way
+    this.optionsError.textContent = reason === "" ? "" : `These options cannot be played: ${reason}`;
+    this.submitButton.disabled = reason !== "";
+    return reason === "";
   }
 
   async submit() {
+    if (!(await this.checkOptions())) return;
     const colour = this.form.querySelector("input[name=colour]:checked")?.value ?? "random";
     const options = this.optionFields.map((read) => read()).filter((text) => text !== "").join(" ");
     const bot = this.computer.value;
@@ -233,15 +280,17 @@ class LobbyPage {
     const mine = [...lobby.mine].sort((a, b) => waiting(a) - waiting(b) || (a.deadline ?? Infinity) - (b.deadline ?? Infinity));
     fill(this.mine, mine, (g) => this.gameRow(g, "Play", g.waiting_for === me), "None.");
     fill(this.live, lobby.live, (g) => this.gameRow(g, g.players.some((p) => p.id === me) ? "Play" : "Watch"), "No games are being played.");
-    fill(this.online, lobby.online, (p) => element("li", { class: "online-player" }, [p.player.name, p.player.guest ? " (guest)" : isBot(p.player) ? " (computer)" : ""]), "Nobody.");
+    fill(this.online, lobby.online, (p) => element("li", { class: "online-player" }, [playerLink(p.player), p.player.guest ? " (guest)" : isBot(p.player) ? " (computer)" : ""]), "Nobody.");
   }
 
   challengeRow(challenge, actions) {
-    const who = challenge.target === null ? `${challenge.challenger.name}, open to anyone` : `${challenge.challenger.name} to ${challenge.target.name}`;
+    const who = challenge.target === null ? [playerLink(challenge.challenger), ", open to anyone"] : [playerLink(challenge.challenger), " to ", playerLink(challenge.target)];
     const parts = [
       element("span", { class: "game" }, [TITLES[challenge.game] ?? challenge.game]),
-      challenge.options ? element("span", { class: "options" }, [` ${challenge.options}`]) : "",
-      ` ${challenge.rated ? "rated" : "casual"}${timeControlText(challenge.time_control)}, ${who} (${FIRST_MOVE[challenge.colour] ?? challenge.colour}) `,
+      challenge.options ? element("span", { class: "options", title: challenge.options }, [` ${this.optionWords(challenge)}`]) : "",
+      ` ${challenge.rated ? "rated" : "casual"}${timeControlText(challenge.time_control)}, `,
+      ...who,
+      ` (${FIRST_MOVE[challenge.colour] ?? challenge.colour}) `,
     ];
     for (const [label, run] of actions) {
       const button = element("button", { type: "button", "data-action": label.toLowerCase(), "data-challenge": challenge.id }, [label]);
@@ -251,11 +300,21 @@ class LobbyPage {
     return element("li", { class: "challenge", "data-challenge": challenge.id }, parts);
   }
 
+  /** A challenge's options in words (as text until the games' flags are loaded). */
+  optionWords(challenge) {
+    const game = this.games.find((g) => g.name === challenge.game);
+    return game === undefined ? challenge.options : optionsText(game.name, game.flags, challenge.options);
+  }
+
   gameRow(game, verb, myMove = false) {
     const link = element("a", { href: `#/room/${encodeURIComponent(game.room_id)}`, "data-room": game.room_id }, [verb]);
     const parts = [
       element("span", { class: "game" }, [TITLES[game.game] ?? game.game]),
-      ` ${game.players[0].name} vs ${game.players[1].name}${timeControlText(game.time_control)}, move ${game.move_number}, ${game.spectators} watching `,
+      " ",
+      playerLink(game.players[0]),
+      " vs ",
+      playerLink(game.players[1]),
+      `${timeControlText(game.time_control)}, move ${game.move_number}, ${game.spectators} watching `,
     ];
     if (myMove) {
       const due = game.deadline ? `, time runs out ${new Date(game.deadline * 1000).toLocaleString()}` : "";

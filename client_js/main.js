@@ -1,15 +1,21 @@
-// The page's entry point: the session token (a one-click guest, or an account's login or
-// registration, when there is none), the one connection, which follows the lobby on every
-// page, and the route from the address (#/room/<id> is a game page, #/tournaments and
-// #/tournament/<id> the tournament pages, #/records the game records page, #/ the lobby).
-// When a challenge of ours is accepted, the page goes to its room; opening the site with no
-// page in the address goes to the game the player is in, if any.
-// Imports connection.js, lobby.js, records.js, room.js and tournaments.js.
+// The page's entry point: the session token (a first visit is made a guest at once, with no
+// form; #/signin logs in to or registers an account), the one connection, which follows the
+// lobby on every page, and the route from the address (#/ the front page, #/play/<game> the
+// same with that game's quick pairing chosen, #/lobby the lobby,
+// #/rules/<page> a rules page, #/player/<id> a player's page, #/room/<id> a game page, #/tournaments and #/tournament/<id>
+// the tournament pages, #/records the game records page).  When a challenge of ours is
+// accepted, the page goes to its room; opening the site with no page in the address goes to
+// the game the player is in, if any.
+// Imports connection.js, front.js, lobby.js, players.js, records.js, room.js, rules.js and
+// tournaments.js.
 
 import { Connection, Status } from "./connection.js";
+import { FrontPage } from "./front.js";
 import { LobbyPage } from "./lobby.js";
 import { RecordsPage } from "./records.js";
 import { RoomPage, element } from "./room.js";
+import { PlayerPage, playerLink } from "./players.js";
+import { RulesPage } from "./rules.js";
 import { TournamentPage, TournamentsPage } from "./tournaments.js";
 
 const TOKEN_KEY = "browne-games.token";
@@ -24,13 +30,22 @@ const STATUS_TEXT = Object.freeze({
 const app = document.getElementById("app");
 const statusBadge = document.getElementById("connection");
 const playerBadge = document.getElementById("player");
+const rulesLink = document.querySelector("header .rules-link"); // the rules of the game shown
 let connection = null;
 let page = null;
 // Opening the site itself (no page in the address) goes on to the game being played.
 let goToGame = location.hash === "" || location.hash === "#";
 
-/** The route named by the address: {name: "room", room} or {name: "home"}. */
+/** The route named by the address: {name: "room", room}, {name: "rules", rules, heading}... */
 function parseRoute(hash) {
+  const rules = /^#\/rules\/([a-z]+)(?:\/([\w-]+))?$/.exec(hash);
+  if (rules !== null) return { name: "rules", rules: rules[1], heading: rules[2] ?? null };
+  if (hash === "#/lobby") return { name: "lobby" };
+  const player = /^#\/player\/([^/?#]+)$/.exec(hash);
+  if (player !== null) return { name: "player", player: decodeURIComponent(player[1]) };
+  const play = /^#\/play\/([a-z]+)$/.exec(hash);
+  if (play !== null) return { name: "home", game: play[1] };
+  if (hash === "#/signin") return { name: "signin" };
   const match = /^#\/room\/([^/?#]+)$/.exec(hash);
   if (match !== null) return { name: "room", room: decodeURIComponent(match[1]) };
   const event = /^#\/tournament\/([^/?#]+)$/.exec(hash);
@@ -42,12 +57,19 @@ function parseRoute(hash) {
 
 function route() {
   const token = localStorage.getItem(TOKEN_KEY);
-  if (token === null) {
+  const target = parseRoute(location.hash);
+  if (token === null && target.name !== "signin") {
+    becomeGuest();
+    return;
+  }
+  if (target.name === "signin") {
+    if (page !== null && page.close !== undefined) page.close();
+    page = null;
     showSignIn();
     return;
   }
   if (connection === null) connect(token);
-  const target = parseRoute(location.hash);
+  rulesLink.setAttribute("href", target.name === "rules" ? `#/rules/${target.rules}` : "#/rules/boche");
   if (page !== null && page.roomId !== undefined) connection.leave(page.roomId).catch(() => {});
   if (page !== null && page.close !== undefined) page.close();
   page = null;
@@ -68,8 +90,20 @@ function route() {
       page = new RecordsPage(app);
       page.open();
       break;
-    case "home":
+    case "lobby":
       page = new LobbyPage(app, connection);
+      page.open();
+      break;
+    case "player":
+      page = new PlayerPage(app, target.player, () => connection?.player ?? null);
+      page.open();
+      break;
+    case "rules":
+      page = new RulesPage(app, target.rules, target.heading);
+      page.open();
+      break;
+    case "home":
+      page = new FrontPage(app, connection, target.game ?? null);
       page.open();
       break;
     default:
@@ -82,11 +116,12 @@ function connect(token) {
   connection = new Connection(`${scheme}://${location.host}/ws`, token, {
     onStatus: (status, detail) => showStatus(status, detail),
     onWelcome: (player) => {
-      playerBadge.textContent = player.name;
+      playerBadge.replaceChildren(playerLink(player));
       if (page !== null) page.render();
     },
     onRoom: (roomId, doc) => {
       if (page !== null && page.roomId === roomId) page.update(doc);
+      if (page instanceof RoomPage && page.roomId === roomId) rulesLink.setAttribute("href", `#/rules/${doc.game}`);
     },
     onTournaments: (list) => {
       if (page instanceof TournamentsPage) page.update(list);
@@ -96,10 +131,11 @@ function connect(token) {
     },
     onLobby: (lobby, event) => {
       if (page instanceof LobbyPage) page.update(lobby, event);
+      if (page instanceof FrontPage) page.updateLobby(lobby, event);
       if (event === null && goToGame) {
         goToGame = false;
         const game = ongoingGame(lobby, connection.player?.id ?? null);
-        if (game !== null && page instanceof LobbyPage) location.hash = `#/room/${encodeURIComponent(game.room_id)}`;
+        if (game !== null && page instanceof FrontPage) location.hash = `#/room/${encodeURIComponent(game.room_id)}`;
       }
       // Our challenge was accepted: its room (same id) is where we play now.
       const challenge = event?.t === "challenge" ? event.challenge : null;
@@ -134,6 +170,20 @@ function showStatus(status, detail) {
   }
 }
 
+/** A first visit plays at once: a guest is made with no form (the sign-in page if it fails). */
+async function becomeGuest() {
+  try {
+    const response = await fetch("/api/guest", { method: "POST", headers: { "Content-Type": "application/json" }, body: "" });
+    const answer = await response.json().catch(() => ({}));
+    if (!response.ok) throw new Error(answer.message ?? `the server answered ${response.status}`);
+    localStorage.setItem(TOKEN_KEY, answer.token);
+  } catch (error) {
+    showSignIn(`no guest could be made (${error.message})`);
+    return;
+  }
+  route();
+}
+
 function showSignIn(reason = "") {
   const message = element("p", { class: "sign-in-error", role: "alert" });
   const signIn = async (url, body) => {
@@ -141,7 +191,10 @@ function showSignIn(reason = "") {
     const answer = await response.json().catch(() => ({}));
     if (!response.ok) throw new Error(answer.message ?? `the server answered ${response.status}`);
     localStorage.setItem(TOKEN_KEY, answer.token);
-    route();
+    if (connection !== null) connection.close(); // the guest's, replaced by the account's
+    connection = null;
+    if (location.hash === "#/signin") location.hash = "#/";
+    else route();
   };
   const guard = (button, run) => async () => {
     button.disabled = true;
@@ -176,7 +229,7 @@ function showSignIn(reason = "") {
   const lines = [element("h1", {}, ["Sign in"])];
   if (reason) lines.push(element("p", {}, [`Your session ended: ${reason}.`]));
   lines.push(
-    element("p", {}, ["Guests get a generated name and may play casual games and watch at once."]),
+    element("p", {}, ["Guests get a generated name and may play casual games and watch at once; an account plays rated games too."]),
     guest,
     element("h2", {}, ["Or with an account"]),
     form,

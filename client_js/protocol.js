@@ -21,6 +21,8 @@ export const MsgType = Object.freeze({
   PONG: "pong",
   TOURNAMENTS: "tournaments",
   TOURNAMENT: "tournament",
+  POOL: "pool",
+  LEAVE_POOL: "leave_pool",
   TAKEBACK: "takeback",
   CHAT: "chat",
   CHAT_HISTORY: "chat_history",
@@ -213,6 +215,15 @@ export const CLIENT_MESSAGES = Object.freeze({
     "tournament",
     "follow"
   ],
+  "pool": [
+    "id",
+    "game",
+    "time_control",
+    "rated"
+  ],
+  "leave_pool": [
+    "id"
+  ],
   "chat": [
     "id",
     "room",
@@ -301,6 +312,11 @@ export const SERVER_MESSAGES = Object.freeze({
   ],
   "tournament_event": [
     "tournament"
+  ],
+  "pool": [
+    "ref",
+    "room",
+    "waiting"
   ],
   "chat": [
     "ref",

@@ -131,7 +131,7 @@ class RatingsPanel {
         });
         return h("tr", { "data-player": row.id, class: row.provisional ? "provisional" : "" }, [
           h("td", {}, [String(row.rank)]),
-          h("td", {}, [name]),
+          h("td", {}, [name, " ", h("a", { class: "player-page", href: `#/player/${encodeURIComponent(row.id)}`, "aria-label": `${row.name}'s page` }, ["page"])]),
           h("td", { class: "rating", title: `deviation ${row.deviation}` }, [row.text]),
           h("td", {}, [String(row.games)]),
         ]);

@@ -918,7 +918,7 @@ class PlayerCard {
     this.seat = null;
     this.swatch = element("span", { class: "swatch", "aria-hidden": "true" });
     this.colour = element("span", { class: "colour" });
-    this.name = element("span", { class: "name" });
+    this.name = element("a", { class: "name" }); // links to the player's page
     this.rating = element("span", { class: "rating" });
     this.change = element("span", { class: "rating-change" });
     this.you = element("span", { class: "you" }, ["you"]);
@@ -939,6 +939,7 @@ class PlayerCard {
     this.swatch.style.backgroundColor = style.fill;
     this.colour.textContent = style.label;
     this.name.textContent = holder.name;
+    this.name.setAttribute("href", `#/player/${encodeURIComponent(holder.id)}`);
     this.rating.textContent = rating === null ? "" : rating.text;
     const change = rating?.change ?? null;
     this.change.textContent = change === null ? "" : changeText(change);

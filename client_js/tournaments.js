@@ -5,6 +5,7 @@
 // the games as they end, with no polling; creating, joining and withdrawing are HTTP routes.
 // Imports room.js (for element).
 
+import { playerLink } from "./players.js";
 import { element } from "./room.js";
 
 const FORMATS = [
@@ -270,7 +271,7 @@ class TournamentPage extends Followed {
       ...t.standings.map((row) =>
         h("tr", { class: row.withdrawn ? "withdrawn" : "", "data-player": row.id }, [
           h("td", {}, [String(row.rank)]),
-          h("td", {}, [row.name]),
+          h("td", {}, [playerLink(row)]),
           h("td", {}, [String(row.score)]),
           h("td", {}, [Object.entries(row.tiebreaks).map(([k, v]) => `${k} ${v}`).join(", ")]),
           h("td", {}, [String(row.games)]),

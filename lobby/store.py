@@ -24,6 +24,7 @@ Keys (all under ``lobby:``):
 ``lobby:history:{player_id}``          list    room ids of a player's finished games, newest first
 ``lobby:started:{player_id}``          zset    games a player started lately, scored by time
 ``lobby:made:address:{address}``       zset    challenges and games made from an address lately
+``lobby:pool:queue``, ``...:entries``  zset    quick-pairing pools (:mod:`lobby.pool_store`)
 =====================================  ======  ===============================================
 
 Events are JSON objects published on the ``lobby`` channel after each commit, with ``t``:
@@ -484,6 +485,12 @@ async def rematch_challenge(
     """
     finished = await finished_game(redis, room_id)
     challenge = challenges.rematch(finished, by, id or challenges.rematch_id(room_id), now)
+    return await store_accepted(redis, challenge)
+
+
+async def store_accepted(redis: Redis, challenge: Challenge) -> Challenge:
+    """Store a challenge accepted as it was made (a rematch, a quick pairing) once under its
+    id and announce it; returns the one stored first when the id was taken already."""
     stored = await redis.set(
         _challenge_key(challenge.id),
         _dump(challenge.to_data()),

@@ -542,6 +542,61 @@ def figures() -> dict[str, str]:
     return {name: make() for name, make in _FIGURES.items()}
 
 
+@dataclass(frozen=True, slots=True)
+class ExampleStep:
+    """One position of a rules page's worked example: the move that led to it (None for the
+    first) and what it shows, with the position as ``to_data``."""
+
+    move: str | None
+    caption: str
+    data: PlainData
+
+
+def worked_example(name: str) -> list[ExampleStep]:
+    """The worked example of game ``name``'s rules page (the one its example figure draws),
+    position by position, for a reader to replay; raises KeyError for another name."""
+    steps: list[ExampleStep] = []
+
+    def replay(game: GameRules, state: Any, moves: Sequence[str], first: str) -> None:
+        steps.append(ExampleStep(None, first, game.to_data(state)))
+        for index, text in enumerate(moves, 1):
+            state = game.play(state, game.parse_move(state, text))
+            outcome = game.outcome(state)
+            said = f"move {index}: {text}" + ("" if outcome is None else f"; {outcome.reason}")
+            steps.append(ExampleStep(text, said, game.to_data(state)))
+
+    if name == "boche":
+        board = boche.new_game(boche.parse_options("-size=4"))
+        replay(boche, board, _B0_MOVES, "B0 (§3.8): the help page's game on a size-4 board")
+    elif name == "che":
+        replay(
+            che,
+            che.new_game(che.parse_options("")),
+            ["b(0,0)", "a(1,0),a(0,1)", "b(1,1)"],
+            "E2: the board is empty",
+        )
+    elif name == "osbox":
+        data = _data("osbox", "", [])
+        data["dice"] = [
+            {"cell": 4 * row + col, "die": die} for (row, col), die in _OSBOX_EXAMPLE.items()
+        ]
+        replay(osbox, osbox.from_data(data), ["a15"], "§10.2: Horz to push a from 15")
+    elif name == "ankor":
+        before = ankor.set_up(
+            ankor.Options(),
+            ("d2", "c2"),
+            ("e2", "e3", "f2", "f3", "f4", "1d2", "1e2", "1e3", "2d2"),
+        )
+        replay(ankor, before, ["d2-c3"], "A5: White to move the cube on d2 to c3")
+    elif name == "marque":
+        pieces = {"white": _SEED_WHITE, "black": _SEED_BLACK}
+        seed = marque.from_data({"options": "", "pieces": pieces, "turn": "white"})
+        replay(marque, seed, ["e4"], "§12: O to play e4")
+    else:
+        raise KeyError(name)
+    return steps
+
+
 def _replay(name: str, options: str, moves: Sequence[str]) -> Any:
     game = find_game(name)
     state = game.new_game(game.parse_options(options))

@@ -10,8 +10,9 @@ option flags; ``GET /api/players/<id>/games`` is a player's finished games and
 lists events, ``POST /api/tournaments`` creates one, ``GET /api/tournaments/<id>`` is one with
 its standings, and ``POST /api/tournaments/<id>/join`` (``/withdraw``) enters or leaves it
 (the POSTs authenticate with ``Authorization: Bearer <token>``; a bad or missing token
-answers 401); ``GET /healthz`` checks Redis; ``GET /metrics`` is Prometheus text; everything
-else is the static browser client.
+answers 401); ``GET /healthz`` checks Redis; ``GET /metrics`` is Prometheus text; the rules
+pages, their figures, the front page's positions and the option check are :mod:`server.site`'s
+routes; everything else is the static browser client.
 
 Every POST body is read by :func:`_read` into a type of :mod:`server.bodies`.  The client's
 address (for the per-address limits on logins, registrations and guests) is the peer's, or
@@ -67,7 +68,7 @@ from lobby.work_pool import WorkPool
 from rules import GAMES
 from rules.api import Seat, describe_flags
 from rules.record import Record, record_text
-from server import bodies, clock_store, replay, store
+from server import bodies, clock_store, replay, site, store
 from server.auth import (
     NoCredentialsError,
     NotAuthenticatedError,
@@ -479,6 +480,7 @@ def create_app(settings: Settings) -> Starlette:
         Route("/api/tournaments/{tournament}/{action}", tournament_entry, methods=["POST"]),
         Route("/healthz", healthz),
         Route("/metrics", metrics),
+        *site.routes(),
         Mount("/", StaticFiles(directory=settings.static_dir, html=True, check_dir=False)),
     ]
     # The client's address comes from X-Forwarded-For only when the peer is a trusted proxy

@@ -39,6 +39,7 @@ _REPLIES = frozenset(
         "accepted",
         "tournament",
         "tournaments",
+        "pool",
         "chat",
         "reported",
     )
@@ -289,6 +290,15 @@ class Client:
         if target is not None:
             body["target"] = target
         return dict((await self.request(body))["challenge"])
+
+    async def join_pool(self, game: str, time_control: str, rated: bool = False) -> str | None:
+        """Join (or renew the wait in) a quick-pairing pool: the room when paired at once."""
+        body = {"t": "pool", "game": game, "time_control": time_control, "rated": rated}
+        room = (await self.request(body))["room"]
+        return None if room is None else str(room)
+
+    async def leave_pool(self) -> None:
+        await self.request({"t": "leave_pool"})
 
     async def accept(self, challenge: str) -> str:
         """Accept a challenge; returns the id of its room."""

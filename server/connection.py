@@ -22,6 +22,7 @@ import contextlib
 import inspect
 import logging
 import time
+import uuid
 from collections import deque
 from collections.abc import Awaitable, Coroutine
 from contextlib import AbstractAsyncContextManager
@@ -61,10 +62,12 @@ from server.protocol import (
     ClientDraw,
     ClientJoin,
     ClientLeave,
+    ClientLeavePool,
     ClientLobby,
     ClientMessage,
     ClientMove,
     ClientPong,
+    ClientPool,
     ClientRematch,
     ClientResign,
     ClientSync,
@@ -84,6 +87,7 @@ from server.protocol import (
     ServerLobby,
     ServerOk,
     ServerPing,
+    ServerPool,
     ServerReported,
     ServerTournament,
     ServerTournaments,
@@ -164,6 +168,11 @@ class Connection:
             settings.chat_reports_kept,
         )
         self._chat_service: ChatService | None = None
+        self.socket_id = uuid.uuid4().hex
+        """This socket's own id (its quick-pairing entry names it)."""
+        self.pooled = False
+        """Whether this socket may have a player waiting in a quick-pairing pool (its closing
+        then takes the entry away)."""
         self.lobby_connection: str | None = None
         """This socket's presence id while it follows the lobby."""
         self._lobby_held: list[bytes] | None = None
@@ -214,6 +223,7 @@ class Connection:
                 task.cancel()
             await self._leave_all()
             await self._unfollow()
+            await self._leave_pool()
             if self.tournaments is not None:
                 self.tournaments.unfollow_all(self)
             for task in (self._sender, self._closer):
@@ -469,6 +479,22 @@ class Connection:
             case ClientCancel():
                 cancelled = await self._lobby().cancel(self.player, request.challenge)
                 self._send(encode(ServerChallenge(request.id, cancelled.to_data())))
+            case ClientPool():
+                self.pooled = True  # until the answer says otherwise: it may wait
+                room_id = await self._lobby().join_pool(
+                    self.player,
+                    request.game,
+                    request.time_control,
+                    request.rated,
+                    self.socket_id,
+                    self.address,
+                )
+                self.pooled = room_id is None
+                self._send(encode(ServerPool(request.id, room_id, room_id is None)))
+            case ClientLeavePool():
+                await self._lobby().leave_pool(self.player, "")
+                self.pooled = False
+                self._send(encode(ServerPool(request.id, None, False)))
             case ClientTournaments():
                 listing = None
                 if request.follow:
@@ -601,6 +627,14 @@ class Connection:
                 await self.lobby.unfollow(connection_id)
             except Exception:
                 log.warning("presence of %s not cleared", self.player.id, exc_info=True)
+
+    async def _leave_pool(self) -> None:
+        """A socket that waited in a quick-pairing pool takes its entry with it."""
+        if self.lobby is not None and self.pooled:
+            try:
+                await self.lobby.leave_pool(self.player, self.socket_id)
+            except Exception:
+                log.warning("pool entry of %s not cleared", self.player.id, exc_info=True)
 
     def _rematch_start(self, room_id: str) -> AbstractAsyncContextManager[None]:
         """The lobby's limits around a rematch request (none without the lobby)."""

@@ -20,6 +20,7 @@ atomic Redis steps) for one server process:
   after, and only if no newer change came meanwhile, so a crash at any point is made good by
   the next pass of any process.  The lobby's reply lists the newest live games only
   (``live_limit``) with their count;
+* quick pairing (:mod:`lobby.pools`): a join pairs at once or waits, atomically in Redis;
 * the periodic sweep (challenge expiry, lapsed presence), safe on any number of processes.
 
 Holds no decisions; the Redis client is an argument.  Imports lobby, server.store, rooms,
@@ -31,6 +32,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import secrets
 import time
 import uuid
 from collections.abc import AsyncIterator, Callable
@@ -40,7 +42,7 @@ import redis.asyncio as aioredis
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from lobby import rating_store
+from lobby import pool_store, pools, rating_store
 from lobby import store as lobby_store
 from lobby.challenges import (
     DEFAULT_LIMITS,
@@ -301,6 +303,57 @@ class LobbyService:
         return await _storage(
             lobby_store.cancel_challenge(self.client, challenge_id, player, self.clock())
         )
+
+    # --- quick pairing -----------------------------------------------------------------------
+
+    async def join_pool(
+        self,
+        player: Player,
+        game: str,
+        time_control: str,
+        rated: bool,
+        connection: str,
+        address: str | None = None,
+    ) -> str | None:
+        """Join (or renew) ``player``'s wait in a quick-pairing pool from the socket
+        ``connection``: the room of the game when a player waiting there was paired with
+        them (or when they were paired while waiting themselves), else None.  The game
+        counts against both players' limits like an accepted challenge; raises LobbyError
+        (LimitReachedError, GuestRatedError, BadOptionsError...)."""
+        client, now = self.client, self.clock()
+        pool = pools.pool_for(player, game, time_control, rated)
+        rating = None
+        if rated:
+            rating = (await _storage(rating_store.get_rating(client, pool.game, player.id))).rating
+        room_id = pools.ID_PREFIX + uuid.uuid4().hex[:20]
+        address = address if is_limited(player) else None
+        await _storage(
+            lobby_store.count_creation(client, room_id, now, self.limits, (player,), address)
+        )
+        entry = pools.Entry(player, pool.name, rating, connection, now + pools.ENTRY_SECONDS)
+        try:
+            joined = await _storage(pool_store.join(client, entry, now, room_id))
+        except BaseException:
+            await lobby_store.uncount_creation(client, room_id, (player,), address)
+            raise
+        if joined.partner is None:  # waiting, or paired already: nothing is made now
+            await lobby_store.uncount_creation(client, room_id, (player,), address)
+            return joined.room
+        partner = joined.partner
+        # The partner was within the limits when they joined; the game is counted for them
+        # as far as it fits now.
+        with contextlib.suppress(LobbyError):
+            await _storage(
+                lobby_store.count_creation(client, room_id, now, self.limits, (partner.player,))
+            )
+        seed = secrets.randbits(32)
+        challenge = pools.paired_challenge(pool, partner.player, player, room_id, now, seed)
+        await _storage(lobby_store.store_accepted(client, challenge))
+        return await self._open_room(challenge)
+
+    async def leave_pool(self, player: Player, connection: str = "") -> bool:
+        """Stop ``player``'s wait (only the entry of ``connection`` when given)."""
+        return await _storage(pool_store.leave(self.client, player.id, connection))
 
     async def restore_room(self, room_id: str) -> bool:
         """Create the room of an accepted challenge if its accepter's process did not get to

@@ -49,12 +49,14 @@ class MsgType(StrEnum):
     PONG = "pong"
     TOURNAMENTS = "tournaments"
     TOURNAMENT = "tournament"
+    POOL = "pool"
+    LEAVE_POOL = "leave_pool"
     TAKEBACK = "takeback"
     CHAT = "chat"
     CHAT_HISTORY = "chat_history"
     CHAT_REPORT = "chat_report"
-    # server to client (``lobby``, ``challenge``, ``tournaments`` and ``tournament`` are also
-    # replies of the same names)
+    # server to client (``lobby``, ``challenge``, ``tournaments``, ``tournament`` and ``pool``
+    # are also replies of the same names)
     WELCOME = "welcome"
     JOINED = "joined"
     LEFT = "left"
@@ -378,6 +380,28 @@ class ClientTournament:
 
 
 @dataclass(frozen=True, slots=True)
+class ClientPool:
+    """Quick pairing: wait in the pool of ``game`` (default options) with ``time_control``,
+    rated or casual, or be paired at once with a player waiting there.  Answered by ``pool``;
+    send it again every 10 s to stay (an entry lapses after 30 s); the socket closing, or
+    ``leave_pool``, takes the player out."""
+
+    TYPE: ClassVar[MsgType] = MsgType.POOL
+    id: RequestId
+    game: str
+    time_control: str
+    rated: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ClientLeavePool:
+    """Stop waiting in a quick-pairing pool; answered by ``pool`` (not waiting)."""
+
+    TYPE: ClassVar[MsgType] = MsgType.LEAVE_POOL
+    id: RequestId
+
+
+@dataclass(frozen=True, slots=True)
 class ClientChat:
     """Say ``text`` in the room's ``channel`` (a ``ChatChannel``); answered by ``chat`` with
     the line as the server keeps it, and every socket that may read the channel gets it too."""
@@ -431,6 +455,8 @@ ClientMessage: TypeAlias = (
     | ClientPong
     | ClientTournaments
     | ClientTournament
+    | ClientPool
+    | ClientLeavePool
     | ClientChat
     | ClientChatHistory
     | ClientChatReport
@@ -589,6 +615,19 @@ class ServerTournamentEvent:
 
 
 @dataclass(frozen=True, slots=True)
+class ServerPool:
+    """Reply to ``pool`` and ``leave_pool``: ``room`` is the game paired at once (go there), or
+    null; ``waiting`` whether the player now waits in a pool.  A player who waited learns of
+    the pairing from the lobby feed: a ``challenge`` event, accepted, whose challenger they
+    are and whose id is the room's."""
+
+    TYPE: ClassVar[MsgType] = MsgType.POOL
+    ref: RequestId
+    room: str | None
+    waiting: bool
+
+
+@dataclass(frozen=True, slots=True)
 class ServerChat:
     """Lines of one chat of a room, oldest first, each ``{"id", "player", "name", "text",
     "at"}``: with ``history`` true, every line the server keeps (the reply to
@@ -629,6 +668,7 @@ ServerMessage: TypeAlias = (
     | ServerTournament
     | ServerTournamentListed
     | ServerTournamentEvent
+    | ServerPool
     | ServerChat
     | ServerReported
 )
@@ -654,6 +694,8 @@ CLIENT_MESSAGES: dict[str, type[ClientMessage]] = {
         ClientPong,
         ClientTournaments,
         ClientTournament,
+        ClientPool,
+        ClientLeavePool,
         ClientChat,
         ClientChatHistory,
         ClientChatReport,
@@ -678,6 +720,7 @@ SERVER_MESSAGES: dict[str, type[ServerMessage]] = {
         ServerTournament,
         ServerTournamentListed,
         ServerTournamentEvent,
+        ServerPool,
         ServerChat,
         ServerReported,
     )

@@ -208,7 +208,7 @@ async def test_opening_the_site_goes_back_to_the_game_being_played(
     page = await open_page("/", ann)
     await expect(page).to_have_url(f"{page.url.split('#')[0]}#/room/{room}")
     await expect(page.locator(".player")).to_have_count(2)
-    lobby = await open_page("/#/", ann)  # asking for the lobby itself stays there
+    lobby = await open_page("/#/lobby", ann)  # asking for a page stays there
     await expect(lobby.locator(".lobby h1")).to_have_text("Lobby")
     await expect(lobby.locator(".my-games li.live-game")).to_have_count(1)
     await ann_client.close()

@@ -21,10 +21,9 @@ async def test_a_challenge_made_in_one_page_is_accepted_in_another_and_watched(
     open_page: Opener, artifacts: Path
 ) -> None:
     ann, bob = new_guest(), new_guest()
-    ann_page = await open_page("/#/", player=ann)
-    bob_page = await open_page("/#/", player=bob, phone=True)
-    eve_page = await open_page("/#/")
-    await eve_page.get_by_role("button", name="Play as a guest").click()
+    ann_page = await open_page("/#/lobby", player=ann)
+    bob_page = await open_page("/#/lobby", player=bob, phone=True)
+    eve_page = await open_page("/#/lobby")
 
     # Ann makes an open Boche challenge on a smaller board, with the keyboard-reachable form.
     await ann_page.get_by_label("Game", exact=True).select_option("boche")
@@ -36,7 +35,7 @@ async def test_a_challenge_made_in_one_page_is_accepted_in_another_and_watched(
     await ann_page.get_by_role("button", name="Challenge").click()
     mine = ann_page.locator(".outgoing li.challenge")
     await expect(mine).to_have_count(1)
-    await expect(mine).to_contain_text("-size=4")
+    await expect(mine).to_contain_text("Board size: 4 holes per side")  # options in words
 
     # Bob sees it appear in the open list, and accepts it.
     offered = bob_page.locator(".open-challenges li.challenge")
@@ -75,13 +74,14 @@ async def test_a_challenge_made_in_one_page_is_accepted_in_another_and_watched(
 async def test_an_account_registers_and_offers_a_draw_that_is_accepted(
     open_page: Opener, artifacts: Path
 ) -> None:
-    ann_page = await open_page("/#/")
+    ann_page = await open_page("/#/lobby")  # a guest at once; the header's link signs in
+    await ann_page.get_by_role("link", name="Sign in").click()
     await ann_page.get_by_label("Name").fill("annie")
     await ann_page.get_by_label("Password").fill("a long password")
     await ann_page.get_by_role("button", name="Register").click()
     await expect(ann_page.locator("#player")).to_have_text("annie")
-    bob_page = await open_page("/#/")
-    await bob_page.get_by_role("button", name="Play as a guest").click()
+    await ann_page.get_by_role("link", name="Lobby", exact=True).click()
+    bob_page = await open_page("/#/lobby")
     bob_name = bob_page.locator("#player")
     await expect(bob_name).not_to_have_text("")
     # A direct challenge to the guest by name; only he sees it.
@@ -132,7 +132,7 @@ async def test_che_can_be_challenged_with_its_defaults_and_an_unlimited_pool(
 ) -> None:
     """Options that default to 'off' start empty (the form used to block them), and the
     unlimited pool is a box to tick."""
-    page = await open_page("/#/", player=new_guest())
+    page = await open_page("/#/lobby", player=new_guest())
     await page.get_by_label("Game", exact=True).select_option("che")
     area = page.locator("#option-group_area")
     await expect(area).to_have_value("")
@@ -146,4 +146,43 @@ async def test_che_can_be_challenged_with_its_defaults_and_an_unlimited_pool(
     await expect(page.locator("#option-num_tiles")).to_be_disabled()
     await page.get_by_role("button", name="Challenge").click()
     await expect(mine).to_have_count(2)
-    await expect(mine.nth(1)).to_contain_text("-num_tiles=-1")
+    await expect(mine.nth(1)).to_contain_text("Tiles in the pool: unlimited")
+
+
+async def test_the_challenge_form_names_options_in_words_and_refuses_bad_ones_with_why(
+    open_page: Opener, artifacts: Path
+) -> None:
+    """Each option is named and explained in words, starts at the rules page's default, and a
+    combination the rules refuse is refused with the reason before anything is sent."""
+    page = await open_page("/#/lobby", player=new_guest())
+    await page.get_by_label("Game", exact=True).select_option("boche")
+    kill = page.get_by_label("Enclosure size")
+    await expect(kill).to_have_value("4")  # the rules page's default (§3.1)
+    option = page.locator('.option[data-field="kill"]')
+    await expect(option).to_contain_text("blobs")
+    await expect(option.locator(".option-help")).to_contain_text("surrounded by the other")
+    await expect(page.get_by_label("Enclosures")).to_have_value("")  # the default: no flag
+    await expect(page.get_by_role("link", name="How to play")).to_have_attribute(
+        "href", "#/rules/boche"
+    )
+    await kill.fill("0")
+    error = page.locator(".options-error")
+    await expect(error).to_contain_text("Enclosure size")
+    await expect(page.get_by_role("button", name="Challenge")).to_be_disabled()
+    await kill.fill("5")
+    await expect(error).to_be_hidden()
+    await expect(page.get_by_role("button", name="Challenge")).to_be_enabled()
+
+    # Che: one tile per turn, and the tiles of a turn touching, cannot go together.
+    await page.get_by_label("Game", exact=True).select_option("che")
+    await page.get_by_label("Tiles per turn").fill("1")
+    await page.get_by_label("Tiles of one turn").select_option(label="must touch each other")
+    await expect(error).to_contain_text("needs more than one tile per turn")
+    await expect(error).to_contain_text("“Tiles of one turn: must touch each other”")
+    await expect(page.get_by_role("button", name="Challenge")).to_be_disabled()
+    await artifacts_shot(page, artifacts / "lobby-options-refused.png")
+    await page.get_by_label("Tiles per turn").fill("2")
+    await expect(error).to_be_hidden()
+    await page.get_by_role("button", name="Challenge").click()
+    mine = page.locator(".outgoing li.challenge")
+    await expect(mine).to_contain_text("Tiles of one turn: must touch each other")

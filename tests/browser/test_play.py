@@ -40,7 +40,6 @@ async def test_a_whole_game_by_pointer_with_a_spectator(
     desktop = await open_page(path, first)
     phone = await open_page(path, second, phone=True)
     watcher = await open_page(path)
-    await watcher.get_by_role("button", name="Play as a guest").click()
     players = [desktop, phone]
     for page in [*players, watcher]:
         await expect(page.locator(".player")).to_have_count(2)

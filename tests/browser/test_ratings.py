@@ -32,7 +32,7 @@ async def test_the_lobby_shows_a_leaderboard_and_rating_histories_that_follow_ra
     ):
         await rating_store.apply_result(redis_client, "osbox", f"old{n}", first, second, score, now)
 
-    page = await open_page("/#/", player=ann)
+    page = await open_page("/#/lobby", player=ann)
     await page.get_by_label("Rankings in").select_option("osbox")
     rows = page.locator("table.leaderboard tbody tr")
     await expect(rows).to_have_count(3)

@@ -1,0 +1,89 @@
+"""The site's HTTP routes end to end: rules pages and their figures, the front page's
+positions, the option check, and players' pages."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import redis.asyncio as aioredis
+
+from lobby.identity import new_guest
+from server.client import Client
+from tests.e2e.conftest import RunningServer, make_room, token_for
+from tests.e2e.test_lobby import http
+
+
+async def get(server: RunningServer, path: str) -> tuple[int, Any]:
+    return await asyncio.to_thread(http, server.base_url + path)
+
+
+async def test_rules_pages_and_their_figures_are_served(app_server: RunningServer) -> None:
+    status, page = await get(app_server, "/api/rules/osbox")
+    assert status == 200 and page["title"] == "Osbox" and "<h1" in page["html"]
+    assert '<img src="/rules/figures/osbox-board.svg"' in page["html"]
+    status, figure = await get(app_server, "/rules/figures/osbox-board.svg")
+    assert status == 200 and figure.startswith("<svg")
+    assert (await get(app_server, "/rules/figures/nothing.svg"))[0] == 404
+    assert (await get(app_server, "/rules/figures/..%2Fserver%2Fsite.svg"))[0] == 404
+    status, refused = await get(app_server, "/api/rules/chess")
+    assert status == 404 and refused["code"] == "unknown_page"
+    status, index = await get(app_server, "/api/rules")
+    assert [p["page"] for p in index["pages"]][:5] == ["boche", "che", "osbox", "ankor", "marque"]
+
+
+async def test_the_option_check_gives_the_canonical_text_or_the_reason(
+    app_server: RunningServer,
+) -> None:
+    status, body = await get(app_server, "/api/games/boche/options?text=-KILL=3%20-size=4")
+    assert status == 200 and body["options"] == "-size=4 -kill=3"
+    status, body = await get(app_server, "/api/games/che/options?text=-single%20-adjacent")
+    assert status == 400 and body["code"] == "bad_options" and "-adjacent" in body["message"]
+    status, body = await get(app_server, "/api/games/go/options?text=")
+    assert status == 404 and body["code"] == "unknown_game"
+
+
+async def test_the_showcase_has_a_position_of_every_game(app_server: RunningServer) -> None:
+    status, body = await get(app_server, "/api/showcase")
+    assert status == 200
+    assert {g["name"] for g in body["games"]} >= {"boche", "che", "osbox", "ankor", "marque"}
+
+
+async def test_a_players_page_lists_their_games_now_and_finished(
+    app_server: RunningServer, redis_client: aioredis.Redis
+) -> None:
+    ann, bob = new_guest(), new_guest()
+    done = await make_room(redis_client, ann, bob, game="osbox", room_id="done")
+    going = await make_room(redis_client, ann, bob, game="che", room_id="going")
+    client = await Client.connect(app_server.ws_url, token_for(ann))
+    try:
+        await client.join(done)
+        await client.resign(done)
+        await client.wait_for(done, lambda v: v.doc is not None and v.doc["outcome"] is not None)
+        async with asyncio.timeout(10):
+            while True:  # the lobby follows the rooms in passes
+                status, page = await get(app_server, f"/api/players/{ann.id}")
+                if status == 200 and page["recent"] and page["playing"]:
+                    break
+                await asyncio.sleep(0.1)
+    finally:
+        await client.close()
+    assert page["player"] == {"id": ann.id, "name": ann.name, "guest": True}
+    assert [g["room_id"] for g in page["playing"]] == [going]
+    [finished] = page["recent"]
+    assert finished["room_id"] == done and finished["winner_id"] == bob.id
+    assert set(page["ratings"]) >= {"boche", "che", "osbox", "ankor", "marque"}
+    assert page["ratings"]["osbox"]["games"] == 0
+    status, refused = await get(app_server, "/api/players/g:nobody")
+    assert status == 404 and refused["code"] == "unknown_player"
+
+
+async def test_the_pools_say_how_many_wait(app_server: RunningServer) -> None:
+    client = await Client.connect(app_server.ws_url, token_for(new_guest()))
+    try:
+        assert (await get(app_server, "/api/pools"))[1] == {"waiting": {}}
+        assert await client.join_pool("ankor", "1d") is None
+        status, body = await get(app_server, "/api/pools")
+        assert status == 200 and body == {"waiting": {"ankor/1d/casual": 1}}
+    finally:
+        await client.close()
