@@ -24,7 +24,6 @@ async def say(page: Page, text: str) -> None:
 
 async def watch(open_page: Opener, room: str, phone: bool) -> Page:
     page = await open_page(f"/#/room/{room}", phone=phone)
-    await page.get_by_role("button", name="Play as a guest").click()
     await expect(page.locator(".chat-tab")).to_have_text(["Spectators' chat"])
     return page
 
