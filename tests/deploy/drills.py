@@ -45,6 +45,7 @@ import random
 import re
 import socket
 import time
+import traceback
 import urllib.request
 from collections import Counter, deque
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -461,22 +462,29 @@ async def seat_pairs(
 
         GAMES[TEST_GAME] = tictactoe  # type: ignore[assignment]
     tag = os.urandom(2).hex()
+    making = asyncio.Semaphore(4)  # a browser's pace, not a flood of password hashes
 
-    async def one(number: int) -> Pair:
-        names = (f"p{tag}n{number}a", f"p{tag}n{number}b") if rated else (None, None)
-        first, second = [await person(topology, name) for name in names]
-        a, b = Link(topology.ws_url, first, ledger), Link(topology.ws_url, second, ledger)
+    async def made(name: str | None) -> Player:
+        async with making:
+            return await person(topology, name)
+
+    names: list[str | None] = []
+    for number in range(pairs):
+        names += [f"p{tag}n{number}a", f"p{tag}n{number}b"] if rated else [None, None]
+        names += [None] * spectators
+    people = iter(await asyncio.gather(*(made(name) for name in names)))
+    seated = []
+    for number in range(pairs):
+        a = Link(topology.ws_url, next(people), ledger)
+        b = Link(topology.ws_url, next(people), ledger)
         b.follows_lobby = not rated  # a guest is found by name only while online
         await a.open()
         await b.open(avoid=a.served_by[-1])
-        watchers = [
-            Link(topology.ws_url, await person(topology, None), ledger) for _ in range(spectators)
-        ]
+        watchers = [Link(topology.ws_url, next(people), ledger) for _ in range(spectators)]
         for watcher in watchers:
             await watcher.open()
-        return Pair((a, b), watchers, rated, number)
-
-    return list(await asyncio.gather(*(one(number) for number in range(pairs))))
+        seated.append(Pair((a, b), watchers, rated, number))
+    return seated
 
 
 async def new_table(pair: Pair, ledger: Ledger) -> Table:
@@ -579,8 +587,8 @@ class Watch:
         """(player id, room) -> the version it was stuck behind."""
         self.stuck_how: dict[tuple[str, str], str] = {}
         """(player id, room) -> when and how far behind it was found stuck."""
-        self.unlisted: set[str] = set()
-        """Rooms found live and not in the lobby's live games."""
+        self.unlisted: dict[str, str] = {}
+        """Rooms found live and not in the lobby's live games, and when."""
         self.ended: set[str] = set()
         """Rooms found finished (no longer looked for in the live games)."""
         self.samples: dict[str, deque[tuple[float, int]]] = {}
@@ -672,7 +680,11 @@ class Watch:
                 continue
             doc = await store.load_doc(self.redis, table.room)
             if doc is not None and doc["outcome"] is None:
-                self.unlisted.add(table.room)
+                last = self.faults[-1][0] if self.faults else "none"
+                self.unlisted[table.room] = (
+                    f"{now - table.started:.1f} s after it started,"
+                    f" {now - self.quiet_since:.1f} s after the fault {last!r}"
+                )
             else:
                 self.ended.add(table.room)
 
@@ -712,8 +724,8 @@ async def account(
         report.moves_applied_twice += max(0, len(records[room]) - acked_per_room[room])
     report.reconnects = ledger.reconnects
     report.errors = ledger.errors
-    unlisted = set() if watch is None else watch.unlisted
-    report.lobby_missing = len(unlisted | set(missing))
+    unlisted = {} if watch is None else watch.unlisted
+    report.lobby_missing = len(set(unlisted) | set(missing))
     if watch is not None:
         report.views_stuck = len(watch.stuck)
         report.notes["faults (seconds each)"] = watch.faults
@@ -727,8 +739,8 @@ async def account(
         report.problems.append(f"{report.moves_applied_twice} moves in Redis were never acked")
     if report.games_finished != report.games:
         report.problems.append(f"only {report.games_finished}/{report.games} games finished")
-    for room in sorted(unlisted)[:5]:
-        report.problems.append(f"{room} was live and not in the lobby's live games")
+    for room, when in sorted(unlisted.items())[:5]:
+        report.problems.append(f"{room} was live and not in the lobby's live games, {when}")
     for room, why in sorted(missing.items())[:5]:
         report.problems.append(f"{room} finished and {why}")
     for table in tables:
@@ -876,7 +888,7 @@ async def load_drill(deployed: Deployment, games: int = 24, spectators: int = 1)
         if sum(per_process) != len(ledger.acks) or min(per_process) == 0:
             report.problems.append(f"moves per process {per_process} vs {len(ledger.acks)} acked")
     except Exception as error:  # a stuck game: still count what Redis kept
-        report.problems.append(f"{type(error).__name__}: {error}")
+        report.problems.append(failure(error))
         report.stopped = True
         report.seconds = time.perf_counter() - started
     finally:
@@ -971,7 +983,7 @@ async def faults_drill(
         left = await abandon_tables(deployed, ledger, abandoned, victim)
         watch.start()
         playing = [asyncio.create_task(play_pair(p, ledger, pause, until)) for p in pairs]
-        await wait_or_fail(ledger.mark(4 * games), playing)
+        await wait_or_fail(ledger.mark(4 * games), playing, 2 * WAIT_SECONDS)
 
         async def crash_server() -> None:
             for gone in left:
@@ -1041,7 +1053,7 @@ async def faults_drill(
         if ledger.reconnects == 0:
             report.problems.append("no socket reconnected after the crashes")
     except Exception as error:  # a stuck game: still count what Redis kept
-        report.problems.append(f"{type(error).__name__}: {error}")
+        report.problems.append(failure(error))
         report.stopped = True
         report.seconds = time.perf_counter() - started
         for task in playing + waiting:
@@ -1124,7 +1136,7 @@ async def slow_spectator_drill(
         report.notes["moves the stuck spectator was sent"] = len(ledger.acks)
         report.notes["server RSS MB"] = process_rss_mb(topology.servers[index].pid)
     except Exception as error:  # a stuck game: still count what Redis kept
-        report.problems.append(f"{type(error).__name__}: {error}")
+        report.problems.append(failure(error))
         report.stopped = True
         report.seconds = time.perf_counter() - started
     finally:
@@ -1212,12 +1224,24 @@ def process_rss_mb(pid: int) -> float:
     return float("nan")
 
 
-async def wait_or_fail(event: asyncio.Event, tasks: list[asyncio.Task[None]]) -> None:
+def failure(error: BaseException) -> str:
+    """An error that stopped a drill, and the lines of the drill where it came from."""
+    here = [
+        f"{Path(frame.filename).name}:{frame.lineno} {frame.name}"
+        for frame in traceback.extract_tb(error.__traceback__)
+        if frame.filename == __file__
+    ]
+    return f"{type(error).__name__}: {error} (at {', '.join(here[-3:])})"
+
+
+async def wait_or_fail(
+    event: asyncio.Event, tasks: list[asyncio.Task[None]], timeout: float = WAIT_SECONDS
+) -> None:
     """Wait for ``event``; if a task fails first, cancel them all and raise its error."""
     waiter = asyncio.create_task(event.wait())
     pending: set[asyncio.Task[Any]] = {waiter, *tasks}
     try:
-        async with asyncio.timeout(WAIT_SECONDS):
+        async with asyncio.timeout(timeout):
             while not waiter.done():
                 done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
                 for task in done:

@@ -317,11 +317,12 @@ class Topology:
                 if time.monotonic() > deadline:
                     raise TopologyError("the append-only file's rewrite did not start")
                 time.sleep(0.01)  # polling Redis for the rewrite's start
-        children = _children(self.redis.pid)
-        self.redis.kill()
-        for child in children:
+        # All at once, as when the host dies (the child shares the output pipe, so reaping
+        # the parent waits for the child's end too).
+        for pid in (self.redis.pid, *_children(self.redis.pid)):
             with contextlib.suppress(ProcessLookupError):
-                os.kill(child, signal.SIGKILL)
+                os.kill(pid, signal.SIGKILL)
+        self.redis.kill()
 
     def kill_redis(self) -> None:
         """SIGKILL redis-server: only what reached the append-only file survives."""
@@ -341,10 +342,6 @@ class Topology:
     def restart_redis(self) -> None:
         self.kill_redis()
         self.start_redis()
-
-    def redis_children(self) -> list[int]:
-        """Processes redis-server forked that still run (a rewrite or a save)."""
-        return _children(self.redis.pid) if self.redis.running else []
 
     # --- HAProxy -------------------------------------------------------------------------------
 
