@@ -44,14 +44,15 @@ import os
 import random
 import re
 import socket
+import threading
 import time
 import traceback
 import urllib.request
 from collections import Counter, deque
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import msgpack
 import redis.asyncio as aioredis
@@ -92,6 +93,7 @@ SETTINGS = {
 """The servers' settings for the drills (README, "Limits and times"): every client comes from
 one address, and players start far more games in an hour than people do."""
 PASSWORD = "drill password"
+T = TypeVar("T")
 TEST_GAME = "tictactoe"
 
 
@@ -586,9 +588,13 @@ class Watch:
         self.stuck: dict[tuple[str, str], int] = {}
         """(player id, room) -> the version it was stuck behind."""
         self.stuck_how: dict[tuple[str, str], str] = {}
-        """(player id, room) -> when and how far behind it was found stuck."""
+        """(player id, room) -> when and how far behind it was found stuck (and caught up)."""
+        self._found: dict[tuple[str, str], float] = {}
+        """Stuck views not caught up yet, and when they were found stuck."""
         self.unlisted: dict[str, str] = {}
         """Rooms found live and not in the lobby's live games, and when."""
+        self._unlisted_at: dict[str, float] = {}
+        """Rooms found unlisted and not listed since, and when they were found."""
         self.ended: set[str] = set()
         """Rooms found finished (no longer looked for in the live games)."""
         self.samples: dict[str, deque[tuple[float, int]]] = {}
@@ -646,6 +652,10 @@ class Watch:
                     kept.popleft()
         for link, room, view in views:
             key = (link.player.id, room)
+            found = self._found.get(key)
+            if found is not None and view.version >= self.stuck[key]:
+                del self._found[key]
+                self.stuck_how[key] += f"; caught up {now - found:.1f} s later"
             kept = self.samples.get(room)
             if not kept or view.version >= kept[-1][1] or self.in_fault:
                 continue
@@ -656,6 +666,7 @@ class Watch:
             if when <= now - STUCK_SECONDS and now - self.quiet_since > STUCK_SECONDS:
                 if view.version < committed and key not in self.stuck:
                     self.stuck[key] = committed
+                    self._found[key] = now
                     last = self.faults[-1][0] if self.faults else "none"
                     self.stuck_how[key] = (
                         f"at {view.version} behind {committed},"
@@ -670,23 +681,29 @@ class Watch:
         """Every game live since long enough is among its first player's live games."""
         due = now - LISTED_SECONDS
         for table in list(self.ledger.tables):
-            if table.room in self.unlisted or table.room in self.ended:
+            room = table.room
+            if room in self.ended or max(table.started, self.quiet_since) > due:
                 continue
-            if max(table.started, self.quiet_since) > due:
-                continue
+            if room in self.unlisted and room not in self._unlisted_at:
+                continue  # listed at last
             first = table.players[0].player.id
             listed = await lobby_store.current_games(self.redis, first)
-            if any(game.room_id == table.room for game in listed):
+            if any(game.room_id == room for game in listed):
+                if room in self._unlisted_at:
+                    late = now - self._unlisted_at.pop(room)
+                    self.unlisted[room] += f"; listed {late:.1f} s later"
                 continue
-            doc = await store.load_doc(self.redis, table.room)
-            if doc is not None and doc["outcome"] is None:
+            doc = await store.load_doc(self.redis, room)
+            if doc is None or doc["outcome"] is not None:
+                self.ended.add(room)
+                self._unlisted_at.pop(room, None)
+            elif room not in self.unlisted:
+                self._unlisted_at[room] = now
                 last = self.faults[-1][0] if self.faults else "none"
-                self.unlisted[table.room] = (
+                self.unlisted[room] = (
                     f"{now - table.started:.1f} s after it started,"
                     f" {now - self.quiet_since:.1f} s after the fault {last!r}"
                 )
-            else:
-                self.ended.add(table.room)
 
 
 async def account(
@@ -833,10 +850,11 @@ def healthz(topology: Topology, index: int) -> int:
 @contextlib.asynccontextmanager
 async def deployment(directory: Path, servers: int = 2) -> AsyncIterator[Deployment]:
     """Redis, ``servers`` server processes (each reaching Redis through a TCP proxy of its
-    own, run in this event loop) and HAProxy, with the drills' settings; stopped after."""
+    own) and HAProxy, with the drills' settings; stopped after."""
     topology = Topology(directory, servers, server_module(), SETTINGS)
-    proxies = [await TcpProxy(topology.redis_port).start() for _ in range(servers)]
-    topology.route_redis([proxy.port for proxy in proxies])
+    proxies = Proxies(topology.redis_port, servers)
+    await asyncio.to_thread(proxies.start)
+    topology.route_redis(proxies.ports)
     try:
         await asyncio.to_thread(topology.start)
         try:
@@ -844,18 +862,51 @@ async def deployment(directory: Path, servers: int = 2) -> AsyncIterator[Deploym
         finally:
             await asyncio.to_thread(topology.stop)
     finally:
-        for proxy in proxies:
-            await proxy.stop()
+        await asyncio.to_thread(proxies.stop)
+
+
+class Proxies:
+    """One TCP proxy to Redis per server process, run by an event loop of their own in a
+    thread, so the servers' way to Redis never waits on the drill's clients."""
+
+    def __init__(self, redis_port: int, count: int) -> None:
+        self.redis_port = redis_port
+        self.count = count
+        self.proxies: list[TcpProxy] = []
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, name="proxies", daemon=True)
+
+    @property
+    def ports(self) -> list[int]:
+        return [proxy.port for proxy in self.proxies]
+
+    def start(self) -> None:
+        self.thread.start()
+        self.proxies = [self._run(TcpProxy(self.redis_port).start()) for _ in range(self.count)]
+
+    def reset_all(self) -> int:
+        """Reset (TCP RST) every connection through the proxies; how many there were."""
+        return sum(self._run(proxy.reset_all()) for proxy in self.proxies)
+
+    def stop(self) -> None:
+        for proxy in self.proxies:
+            self._run(proxy.stop())
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(10)
+        self.loop.close()
+
+    def _run(self, work: Coroutine[Any, Any, T]) -> T:
+        return asyncio.run_coroutine_threadsafe(work, self.loop).result(WAIT_SECONDS)
 
 
 @dataclass
 class Deployment:
     topology: Topology
-    proxies: list[TcpProxy]
+    proxies: Proxies
 
     async def reset_redis_connections(self) -> int:
         """Reset (TCP RST) every connection between a server process and Redis; how many."""
-        return sum([await proxy.reset_all() for proxy in self.proxies])
+        return await asyncio.to_thread(self.proxies.reset_all)
 
 
 # --- the drills --------------------------------------------------------------------------------
@@ -962,7 +1013,7 @@ async def faults_drill(
     spectators: int = 1,
     quiet: float = 5.0,
     abandoned: int = 2,
-    pause: float = 0.05,
+    pause: float = 0.1,
     victim: int = 0,
 ) -> DrillReport:
     """``games`` pairs play rated games one after another (``pause`` seconds to think before
@@ -1074,9 +1125,10 @@ def is_live(table: Table) -> bool:
 
 
 def check_abandoned(report: DrillReport, left: list[Abandoned]) -> None:
-    """Each abandoned player was seen away within the lease (and its sweep and commit), and
-    each game ended for abandonment, won by the player who stayed."""
-    bound = PRESENCE_LEASE * 4 / 3 + 3.0
+    """Each abandoned player was seen away within the lease, the sweep that finds it lapsed
+    (every third of the lease), the presence commit's coalescing (a second) and 3 s to spare
+    on a busy machine; and each game ended for abandonment, won by the player who stayed."""
+    bound = PRESENCE_LEASE * 4 / 3 + 1.0 + 3.0
     report.notes["abandoned players seen away after (s)"] = [gone.away_after for gone in left]
     report.notes["abandoned games ended"] = [gone.claimed for gone in left]
     for gone in left:
