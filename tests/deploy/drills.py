@@ -25,7 +25,7 @@ behind.  While the drill runs, :class:`Watch` compares every view with the versi
 holds: a view still behind a version that Redis committed more than ``STUCK_SECONDS`` earlier,
 counted from the end of the last fault, is *stuck*.  The lobby is checked as it goes too:
 every game still live ``LISTED_SECONDS`` after it started (or after the last fault) must be in
-its players' live games.
+its first player's live games.
 
 Every drill ends by killing Redis once more and starting it from its append-only file, then
 counts what it holds: an acknowledged move is *lost* if the room's record does not have it at
@@ -51,6 +51,7 @@ import urllib.request
 from collections import Counter, deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -257,7 +258,8 @@ class Link:
         return None if self.client is None else self.client.rooms.get(room)
 
     async def join(self, room: str) -> RoomView:
-        return await self._retry(lambda: self.current.join(room))
+        view: RoomView = await self._retry(lambda: self.current.join(room))
+        return view
 
     async def leave(self, room: str) -> None:
         """Leave ``room``, keeping its view for the final checks."""
@@ -550,7 +552,11 @@ async def play_seat(
         ledger.acked(Ack(table.room, ply, text, version))
         # The acknowledgement may overtake the diff (after a gap the view syncs first):
         # decide the next move only on a view that holds this one.
-        await link.wait_for(table.room, lambda v, version=version: v.version >= version)
+        await link.wait_for(table.room, partial(holds, version))
+
+
+def holds(version: int, view: RoomView) -> bool:
+    return view.version >= version
 
 
 async def finish_table(table: Table) -> None:
@@ -646,10 +652,10 @@ class Watch:
         versions = await store.current_versions(self.redis, rooms)
         for room, version in zip(rooms, versions, strict=True):
             if version is not None:
-                kept = self.samples.setdefault(room, deque())
-                kept.append((now, version))
-                while len(kept) > 1 and kept[1][0] <= now - STUCK_SECONDS:
-                    kept.popleft()
+                history = self.samples.setdefault(room, deque())
+                history.append((now, version))
+                while len(history) > 1 and history[1][0] <= now - STUCK_SECONDS:
+                    history.popleft()
         for link, room, view in views:
             key = (link.player.id, room)
             found = self._found.get(key)
