@@ -1,11 +1,14 @@
-"""``python -m bench.drills [--games N] [--servers P] [DRILL...]``: the deployment drills' report.
+"""``python -m bench.drills [--games N] [--servers P] [--quiet S] [DRILL...]``: the deployment
+drills' report.
 
 Runs each drill of tests/deploy/drills.py on its own loopback deployment (redis-server with
-deploy/redis.conf, P ``python -m server`` processes, HAProxy with deploy/haproxy.cfg) and
-prints, per drill: games played, moves acknowledged, moves found in Redis afterwards (after
-one more SIGKILL and restart of Redis), moves lost (must be 0) and applied twice (must be 0),
-then reconnections, the errors clients were told to resend after, and the drill's notes.
-Exits 1 if any drill found a problem.  Needs redis-server and haproxy on PATH.
+deploy/redis.conf, P ``python -m server`` processes each reaching Redis through a TCP proxy of
+the drill's, HAProxy with deploy/haproxy.cfg) and prints, per drill: games played (all made
+through the lobby), moves acknowledged, acknowledged moves lost (must be 0), moves applied
+twice (doubled, must be 0), client views stuck behind Redis more than 2 s after a fault (must
+be 0), games missing from the lobby (must be 0), reconnections and seconds; then the errors
+clients were told to resend after, and the drill's notes.  Exits 1 if any drill found a
+problem.  Needs redis-server and haproxy on PATH.
 """
 
 from __future__ import annotations
@@ -19,35 +22,33 @@ from pathlib import Path
 
 from tests.deploy import drills
 from tests.deploy.drills import DrillReport
-from tests.deploy.topology import Topology
 
 COLUMNS = (
     ("drill", 26),
     ("games", 6),
     ("acked", 7),
-    ("in Redis", 9),
     ("lost", 5),
-    ("twice", 6),
+    ("doubled", 8),
+    ("stuck", 6),
+    ("lobby missing", 14),
     ("reconnects", 11),
     ("seconds", 8),
 )
 
 
-async def run_drill(name: str, games: int, servers: int) -> DrillReport:
+async def run_drill(name: str, games: int, servers: int, quiet: float) -> DrillReport:
     with tempfile.TemporaryDirectory() as directory:
-        topology = Topology(Path(directory), servers, drills.server_module())
-        await asyncio.to_thread(topology.start)
         try:
-            drill = drills.DRILLS[name]
-            if name == "slow_spectator":
-                return await drill(topology, games=min(games, 32))
-            return await drill(topology, games=games)
+            async with drills.deployment(Path(directory), servers) as deployed:
+                if name == "slow_spectator":
+                    return await drills.slow_spectator_drill(deployed, games=min(games, 32))
+                if name == "faults":
+                    return await drills.faults_drill(deployed, games=games, quiet=quiet)
+                return await drills.DRILLS[name](deployed, games=games)
         except Exception as error:
             report = DrillReport(name)
             report.problems.append("".join(traceback.format_exception_only(error)).strip())
             return report
-        finally:
-            await asyncio.to_thread(topology.stop)
 
 
 def row(values: list[object]) -> str:
@@ -60,8 +61,9 @@ def row(values: list[object]) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.drills", description=__doc__)
     parser.add_argument("drills", nargs="*", help=f"some of {', '.join(drills.DRILLS)}")
-    parser.add_argument("--games", type=int, default=24, help="games played at once")
+    parser.add_argument("--games", type=int, default=24, help="games (or pairs) at once")
     parser.add_argument("--servers", type=int, default=2, help="server processes")
+    parser.add_argument("--quiet", type=float, default=5.0, help="seconds after each fault")
     args = parser.parse_args(argv)
     names = args.drills or list(drills.DRILLS)
     unknown = [name for name in names if name not in drills.DRILLS]
@@ -70,7 +72,7 @@ def main(argv: list[str] | None = None) -> int:
     reports = []
     print(row([title for title, _ in COLUMNS]))
     for name in names:
-        report = asyncio.run(run_drill(name, args.games, args.servers))
+        report = asyncio.run(run_drill(name, args.games, args.servers, args.quiet))
         reports.append(report)
         print(
             row(
@@ -78,9 +80,10 @@ def main(argv: list[str] | None = None) -> int:
                     report.drill,
                     report.games,
                     report.moves_acked,
-                    report.moves_in_redis,
                     report.moves_lost,
                     report.moves_applied_twice,
+                    report.views_stuck,
+                    report.lobby_missing,
                     report.reconnects,
                     f"{report.seconds:.1f}",
                 ]
@@ -91,9 +94,6 @@ def main(argv: list[str] | None = None) -> int:
         print(f"\n{report.drill}:")
         if report.errors:
             print(f"  resent after: {dict(sorted(report.errors.items()))}")
-        if report.stalled_syncs:
-            waited = drills.STALL_SECONDS
-            print(f"  syncs asked again after {waited} s without news: {report.stalled_syncs}")
         for key, value in report.notes.items():
             print(f"  {key}: {value}")
         for problem in report.problems:

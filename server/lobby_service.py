@@ -74,9 +74,11 @@ into one pass (one round trip of writes, one publication).  A game's end in this
 starts a pass at once."""
 DRAIN_BATCH = 1000
 """Rooms one pass takes from the outbox at most; the rest wait for the next."""
-DRAIN_LEASE = 10.0
-"""Seconds a drainer holds the outbox before another process may take it over (it gives it
-back at the end of its pass; this only counts when it died)."""
+DRAIN_LEASE = 2.0
+"""Seconds a drainer holds the outbox before another process may take it over.  It gives it
+back at the end of its pass (a pass takes milliseconds), or, when Redis went away before it
+could, at the start of its next; this only counts when it died, and is how long the lobby
+then stands still."""
 LIVE_LIMIT = 100
 """Live games in the lobby's reply at most (the newest; ``live_count`` says how many there
 are): with thousands of games a full list would make every reply hundreds of kilobytes."""
@@ -132,6 +134,8 @@ class LobbyService:
         """Set to start a pass over the outbox now (a game ended here)."""
         self._passed = asyncio.Event()
         """Set after each pass over the outbox (what :meth:`wait_drained` waits for)."""
+        self._unreleased: str | None = None
+        """The token of this process's lease when Redis failed before it was given back."""
 
     async def start(self) -> None:
         await self._pubsub.subscribe(lobby_store.CHANNEL)
@@ -404,9 +408,13 @@ class LobbyService:
         """One pass over the outbox, if no other process is making one; returns how many
         rooms it brought in step.  Raises what Redis raises (the marks then stay)."""
         client = self.client
+        if self._unreleased is not None:
+            await outbox.release_lease(client, self._unreleased)
+            self._unreleased = None
         token = uuid.uuid4().hex
         if not await outbox.take_lease(client, token, DRAIN_LEASE):
             return 0
+        self._unreleased = token
         try:
             raw = await outbox.marks(client, DRAIN_BATCH)
             marks = {}
@@ -435,6 +443,7 @@ class LobbyService:
             return len(done)
         finally:
             await outbox.release_lease(client, token)
+            self._unreleased = None
 
     async def _archive(self, room_id: str) -> None:
         """Bring a finished room's game to its rating (when rated) and both players'

@@ -10,9 +10,11 @@ resolvers, plus an admin socket to read the backend states).  The drills in test
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -169,8 +171,15 @@ class Process:
 class Topology:
     """Redis, ``servers`` server processes and HAProxy, all on loopback, in ``directory``."""
 
-    def __init__(self, directory: Path, servers: int = 2, server_module: str = "server") -> None:
-        """``server_module``: ``server``, or ``tests.e2e.serve`` to add the test-only game."""
+    def __init__(
+        self,
+        directory: Path,
+        servers: int = 2,
+        server_module: str = "server",
+        settings: Mapping[str, str] | None = None,
+    ) -> None:
+        """``server_module``: ``server``, or ``tests.e2e.serve`` to add the test-only game;
+        ``settings``: more environment of every server process (README's settings)."""
         if servers < 1:
             raise ValueError("a topology needs at least one server process")
         for binary in ("redis-server", "haproxy"):
@@ -205,6 +214,7 @@ class Topology:
                 "PORT": "0",
                 "SESSION_SECRET": SECRET,
                 "PYTHONPATH": str(ROOT),
+                **(settings or {}),
             }
             self.servers.append(
                 Process(
@@ -267,11 +277,52 @@ class Topology:
             server.terminate()
         self.redis.kill()
 
+    def route_redis(self, ports: list[int]) -> None:
+        """Before :meth:`start`: server process ``i`` reaches Redis at ``ports[i]`` (a proxy's)
+        instead of Redis's own port."""
+        for server, port in zip(self.servers, ports, strict=True):
+            assert server.env is not None
+            server.env = {**server.env, "REDIS_URL": f"redis://127.0.0.1:{port}/0"}
+
     # --- failures ------------------------------------------------------------------------------
 
     def kill_server(self, index: int) -> None:
         """SIGKILL one server process, as a crash would."""
         self.servers[index].kill()
+
+    def restart_server(self, index: int) -> None:
+        """Start a killed server process again on its port, and wait until HAProxy sends it
+        connections again."""
+        server = self.servers[index]
+        assert server.env is not None
+        server.env = {**server.env, "PORT": str(self.server_ports[index])}
+        server.start()
+        self.wait_backends(lambda states: states.get(f"s{index}") == "UP")
+
+    def terminate_redis(self) -> None:
+        """SIGTERM redis-server: it writes its files and exits, as on an orderly stop."""
+        self.redis.terminate()
+
+    def kill_redis_rewriting(self) -> None:
+        """SIGKILL redis-server (and the child writing the new file) while it rewrites its
+        append-only file; the rewrite is slowed (``rdb-key-save-delay``) to be caught in it."""
+        with socket.create_connection(("127.0.0.1", self.redis_port), timeout=5) as conn:
+            for command in ("CONFIG SET rdb-key-save-delay 20000", "BGREWRITEAOF"):
+                conn.sendall(command.encode() + b"\r\n")
+                answer = conn.recv(256)
+                if answer.startswith(b"-"):
+                    raise TopologyError(f"{command}: {answer!r}")
+            deadline = time.monotonic() + STARTUP_SECONDS
+            while b"aof_rewrite_in_progress:1" not in _info(conn, "persistence"):
+                if time.monotonic() > deadline:
+                    raise TopologyError("the append-only file's rewrite did not start")
+                time.sleep(0.01)  # polling Redis for the rewrite's start
+        # All at once, as when the host dies (the child shares the output pipe, so reaping
+        # the parent waits for the child's end too).
+        for pid in (self.redis.pid, *_children(self.redis.pid)):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        self.redis.kill()
 
     def kill_redis(self) -> None:
         """SIGKILL redis-server: only what reached the append-only file survives."""
@@ -349,6 +400,28 @@ def _answers_ping(port: int) -> bool:
             return conn.recv(64).startswith(b"+PONG")
     except OSError:
         return False
+
+
+def _info(conn: socket.socket, section: str) -> bytes:
+    """The answer to ``INFO section`` on a raw connection to Redis."""
+    conn.sendall(f"INFO {section}\r\n".encode())
+    head = b""
+    while not head.endswith(b"\r\n"):
+        head += conn.recv(1)
+    size = int(head[1:-2]) + 2
+    body = b""
+    while len(body) < size:
+        body += conn.recv(size - len(body))
+    return body
+
+
+def _children(pid: int) -> list[int]:
+    """The child processes of ``pid`` (Linux's /proc)."""
+    found = []
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        with contextlib.suppress(OSError):
+            found += [int(child) for child in (task / "children").read_text().split()]
+    return found
 
 
 def _admin_command(path: Path, command: str) -> str:

@@ -1,4 +1,5 @@
-"""A TCP proxy for tests that must break a connection the way a network does.
+"""A TCP proxy for tests (and the deployment drills, tests/deploy/drills.py, one between each
+server process and Redis) that must break a connection the way a network does.
 
 Every connection accepted is piped to the target; :meth:`TcpProxy.reset_all` ends every live
 pair with a TCP reset (RST, ``SO_LINGER`` 0) on both sides, as a middlebox or a restarted

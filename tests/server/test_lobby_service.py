@@ -14,6 +14,7 @@ from typing import Any
 import msgpack
 import pytest
 import redis.asyncio as aioredis
+from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import OutOfMemoryError
 
 from lobby import rating_store
@@ -202,6 +203,33 @@ async def test_one_process_drains_at_a_time_and_a_dead_drainers_lease_lapses(
     assert await outbox.pending(redis_client) == 1
     await until(lambda: _lapsed(redis_client))
     assert await lobby.drain() == 1
+
+
+async def test_a_lease_not_given_back_for_a_redis_restart_holds_the_lobby_up_no_longer(
+    redis_client: aioredis.Redis, ttt: ModuleType, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Redis went away as a pass ended (a restart), so its lease was not given back: the same
+    process's next pass does not wait for it to lapse, and another process waits at most
+    ``DRAIN_LEASE``, 2 s (a dead drainer's lease used to stop the lobby for 10 s)."""
+    now = FakeTime(T0)
+    _, lobby = services(redis_client, now)
+    await started(lobby)
+    release_lease = outbox.release_lease
+
+    async def redis_restarting(*args: Any) -> None:
+        raise RedisConnectionError("Connection reset by peer")
+
+    monkeypatch.setattr(outbox, "release_lease", redis_restarting)
+    with pytest.raises(RedisConnectionError):
+        await lobby.drain()
+    monkeypatch.setattr(outbox, "release_lease", release_lease)
+    assert 0 < await redis_client.pttl(outbox.LEASE_KEY) <= 2000
+    _, other = services(redis_client, now, name="b")
+    room_id = await started(lobby)
+    assert await other.drain() == 0  # held by the first process's lease
+    assert await lobby.drain() == 1
+    assert room_id in [g["room_id"] for g in (await lobby.snapshot(BOB))["live"]]
+    assert not await redis_client.exists(outbox.LEASE_KEY)
 
 
 async def _lapsed(redis_client: aioredis.Redis) -> bool:
