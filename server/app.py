@@ -25,6 +25,7 @@ The composition root: imports Starlette, redis and the other server modules.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import dataclasses
 import secrets
@@ -212,6 +213,11 @@ def create_app(settings: Settings) -> Starlette:
             try:
                 for connection in list(runtime.connections):
                     await connection.shut(CloseCode.GOING_AWAY)
+                # Each socket leaves its rooms, the lobby and the pools through Redis as it
+                # ends: the client stays open until they are done (or SHUT_WAIT has passed).
+                deadline = time.monotonic() + SHUT_WAIT
+                while runtime.connections and time.monotonic() < deadline:
+                    await asyncio.sleep(0.01)
             finally:
                 # The lobby's sweep must stop whatever happened above: left running, it would
                 # keep expiring challenges and presence on this Redis.
@@ -492,6 +498,9 @@ def create_app(settings: Settings) -> Starlette:
     )
     return Starlette(routes=routes, lifespan=lifespan, middleware=middleware)
 
+
+SHUT_WAIT = 5.0
+"""Seconds a shutdown waits for the sockets it closed to finish leaving, before Redis goes."""
 
 REPLAY_WORKERS = 1
 REPLAY_WAITING = 8

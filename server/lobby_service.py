@@ -136,6 +136,9 @@ class LobbyService:
         """Set after each pass over the outbox (what :meth:`wait_drained` waits for)."""
         self._unreleased: str | None = None
         """The token of this process's lease when Redis failed before it was given back."""
+        self._stopping = asyncio.Event()
+        """Set by :meth:`stop`: the drainer ends even where a cancellation met its own
+        timeout and was taken for that timeout's expiry."""
 
     async def start(self) -> None:
         await self._pubsub.subscribe(lobby_store.CHANNEL)
@@ -150,6 +153,8 @@ class LobbyService:
         Redis that does not answer cannot hold a shutdown up (what is left in the outbox
         stays there for the next pass of any process)."""
         tasks = self._tasks
+        self._stopping.set()
+        self._wake.set()
         for task in tasks:
             task.cancel()
         if tasks:
@@ -466,7 +471,7 @@ class LobbyService:
         await lobby_store.finish_game(self.client, listing.finished_game(room, now))
 
     async def _drain_loop(self) -> None:
-        while True:
+        while not self._stopping.is_set():
             try:
                 await self.drain()
             except Exception:

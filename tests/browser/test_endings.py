@@ -10,6 +10,7 @@ seeded random games for the endings those cases reach only from a set-up positio
 
 from __future__ import annotations
 
+import contextlib
 import json
 import random
 import re
@@ -18,6 +19,7 @@ from pathlib import Path
 import pytest
 import redis.asyncio as aioredis
 from playwright.async_api import Page, expect
+from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 
 from rules import find_game
 from server.client import Client
@@ -172,9 +174,13 @@ async def click_move(page: Page, game: str, text: str) -> None:
         target = page.locator(f'svg.board .targets [data-target="{key}"]')
         await target.hover()
         if choice is not None:
-            pictures = page.locator(".palette .choice")
-            if await pictures.count() > 1:
-                await page.locator(f'.palette .choice[data-choice="{choice}"]').click()
+            # The palette follows the pointer: wait for its picture of this piece (a loaded
+            # machine draws it late), unless the place has one completion and no palette.
+            wanted = page.locator(f'.palette .choice[data-choice="{choice}"]')
+            with contextlib.suppress(PlaywrightTimeoutError):
+                await wanted.wait_for(timeout=2000)
+            if await page.locator(".palette .choice").count() > 1:
+                await wanted.click()
         await target.click()
     await expect(page.locator(".turn")).not_to_contain_text("Your turn")
 
