@@ -82,7 +82,10 @@ async def over(page: Page) -> bool:
 
 async def replay_by_arrow_keys(page: Page, plies: int, screenshot: Path) -> None:
     """Home shows the start, the arrows step through the moves, End comes back to the end."""
-    pieces = page.locator("svg.board").locator(".face, .cube, .tile, .die:not(.trace), .piece")
+    # Pieces taken by the last move fade out for a moment; they are not on the board.
+    pieces = page.locator("svg.board").locator(
+        ":is(.face, .cube, .tile, .die:not(.trace), .piece):not(.fading)"
+    )
     live_pieces = await pieces.count()
     await page.locator("h1").click()  # the keys step through moves outside the board
     await page.keyboard.press("Home")

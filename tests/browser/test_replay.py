@@ -16,7 +16,8 @@ from server.client import Client
 from tests.browser.conftest import Opener, room_for
 from tests.e2e.conftest import RunningServer, token_for
 
-PIECES = "svg.board .face, svg.board .cube, svg.board .tile, svg.board .die, svg.board .piece"
+PIECES = "svg.board :is(.face, .cube, .tile, .die, .piece):not(.fading)"
+"""The pieces on the board: those a step took away fade out for a moment, and are not."""
 PLIES = 6
 
 
