@@ -18,7 +18,7 @@
 // {viewBox, label, items, shapes, highlights}, ghost(data, step, colour) -> items and
 // picture(data, step, colour) -> {viewBox, items}; a game that scores also exports SCORES,
 // {title, format(score)}: what its scores count.
-// Imports board.js, chat.js, moves.js, room_ratings.js, sounds.js, connection.js (errors), protocol.js and the game
+// Imports board.js, chat.js, moves.js, notify.js, room_ratings.js, sounds.js, connection.js (errors), protocol.js and the game
 // modules.
 
 import { BoardView, build } from "./board.js";
@@ -32,6 +32,7 @@ import * as osbox from "./games/osbox.js";
 import { MoveSet, expandBlocks, legalTexts, sameStep } from "./moves.js";
 import { RoomRatings, changeText } from "./room_ratings.js";
 import { DrawAction } from "./protocol.js";
+import { notificationSettings, notifyInTab, preferences } from "./notify.js";
 import { Sounds } from "./sounds.js";
 
 const GAMES = Object.freeze({ ankor, boche, che, marque, osbox });
@@ -183,7 +184,7 @@ class RoomPage {
     });
     this.renderMute();
     this.recordLink = h("a", { class: "record-link", href: `/api/rooms/${encodeURIComponent(this.roomId)}/record.txt`, download: `${this.roomId}.txt` }, ["Download the record"]);
-    const more = h("div", { class: "more" }, [this.typedForm, h("div", { class: "more-links" }, [this.muteButton, this.recordLink])]);
+    const more = h("div", { class: "more" }, [this.typedForm, notificationSettings(), h("div", { class: "more-links" }, [this.muteButton, this.recordLink])]);
 
     this.layout = h("div", { class: "room-layout" }, [
       info,
@@ -284,10 +285,21 @@ class RoomPage {
     if (doc.outcome !== null && !before.over) this.sounds.play("end");
     const seat = this.mySeat();
     const myTurn = seat !== null && doc.outcome === null && doc.to_move === seat;
+    const game = TITLES[doc.game] ?? doc.game;
+    const opponent = seat === null ? "" : doc.seats[1 - seat]?.name ?? "";
+    const notice = (title, body) => ({ title, body, url: `/#/room/${encodeURIComponent(this.roomId)}`, tag: this.roomId });
     if (myTurn && before.toMove !== seat && document.hidden) {
-      if (this.titleBefore === null) this.titleBefore = document.title;
-      document.title = `● Your move: ${TITLES[doc.game] ?? doc.game}`;
+      if (preferences().title) {
+        if (this.titleBefore === null) this.titleBefore = document.title;
+        document.title = `● Your move: ${game}`;
+      }
       this.sounds.play("turn");
+      const last = doc.record.at(-1);
+      notifyInTab(notice(`Your move in ${game} against ${opponent}`, last ? `${opponent} played ${last} (move ${doc.record.length}).` : "")).catch(() => {});
+    }
+    if (seat !== null && doc.outcome !== null && !before.over && document.hidden) {
+      const words = resultText(doc.outcome, (index) => this.colourLabel(index));
+      notifyInTab(notice(`${game} against ${opponent}: the game is over`, words)).catch(() => {});
     }
     if (this.premove !== null) {
       const queued = this.premove;

@@ -10,9 +10,11 @@ option flags; ``GET /api/players/<id>/games`` is a player's finished games and
 lists events, ``POST /api/tournaments`` creates one, ``GET /api/tournaments/<id>`` is one with
 its standings, and ``POST /api/tournaments/<id>/join`` (``/withdraw``) enters or leaves it
 (the POSTs authenticate with ``Authorization: Bearer <token>``; a bad or missing token
-answers 401); ``GET /healthz`` checks Redis; ``GET /metrics`` is Prometheus text; the rules
-pages, their figures, the front page's positions and the option check are :mod:`server.site`'s
-routes; everything else is the static browser client.
+answers 401); ``GET /api/push/key`` is the key browsers subscribe to notifications with,
+and ``POST``/``DELETE /api/push/subscriptions`` turns them on or off for one device
+(:mod:`server.push_service` sends them); ``GET /healthz`` checks Redis; ``GET /metrics`` is
+Prometheus text; the rules pages, their figures, the front page's positions and the option
+check are :mod:`server.site`'s routes; everything else is the static browser client.
 
 Every POST body is read by :func:`_read` into a type of :mod:`server.bodies`.  The client's
 address (for the per-address limits on logins, registrations and guests) is the peer's, or
@@ -69,7 +71,7 @@ from lobby.work_pool import WorkPool
 from rules import GAMES
 from rules.api import Seat, describe_flags
 from rules.record import Record, record_text
-from server import bodies, clock_store, replay, site, store
+from server import bodies, clock_store, push_store, replay, site, store
 from server.auth import (
     NoCredentialsError,
     NotAuthenticatedError,
@@ -79,11 +81,13 @@ from server.auth import (
 )
 from server.bodies import Credentials, Empty, ImportedRecord, NewTournament
 from server.connection import Connection
-from server.errors import ClientError, UnknownRoomError, error_code
+from server.errors import BadRequestError, ClientError, UnknownRoomError, error_code
 from server.fanout import Fanout
 from server.lobby_service import LobbyService, lobby_error_status
 from server.metrics import Metrics
 from server.protocol import CloseCode, ErrorCode
+from server.push import BadSubscriptionError, subscription
+from server.push_service import PushService, PushSettings
 from server.rooms import IdleLimits, Room, starting_seats
 from server.service import RoomService
 from server.settings import Settings
@@ -108,6 +112,7 @@ class Runtime:
     hash_pool: WorkPool
     replay_pool: WorkPool
     """Where imported records replay through the rules (``POST /api/records``)."""
+    push: PushService
 
 
 def create_app(settings: Settings) -> Starlette:
@@ -176,9 +181,20 @@ def create_app(settings: Settings) -> Starlette:
         tournaments = TournamentService(client, step_every=settings.tournament_step_seconds)
         tournaments.rooms = service
 
+        push = PushService(
+            client,
+            PushSettings(
+                settings.push_services,
+                settings.push_contact,
+                settings.push_devices,
+                settings.push_queue,
+            ),
+        )
+
         def on_commit(room: Room, events: tuple[object, ...]) -> None:
             lobby.room_changed(room, events)
             tournaments.room_changed(room, events)
+            push.room_changed(room, events)
 
         service.on_commit = on_commit
         hash_pool = WorkPool(settings.hash_workers, settings.hash_waiting)
@@ -199,6 +215,7 @@ def create_app(settings: Settings) -> Starlette:
             tournaments,
             hash_pool,
             replay_pool,
+            push,
         )
         app.state.runtime = runtime
         adjudicator = clock_store.Adjudicator(service)
@@ -207,6 +224,7 @@ def create_app(settings: Settings) -> Starlette:
         adjudicator.start()
         service.presence.start()
         await tournaments.start()
+        await push.start()
         try:
             yield
         finally:
@@ -224,6 +242,7 @@ def create_app(settings: Settings) -> Starlette:
                 await adjudicator.stop()
                 await tournaments.stop()
                 await lobby.stop()
+            await push.stop()
             await fanout.stop()
             hash_pool.shutdown()
             replay_pool.shutdown()
@@ -417,6 +436,37 @@ def create_app(settings: Settings) -> Starlette:
         except ClientError as error:
             return _error_response(error)
 
+    async def push_key(request: Request) -> Response:
+        runtime: Runtime = request.app.state.runtime
+        return JSONResponse({"key": runtime.push.public_key})
+
+    async def push_subscriptions(request: Request) -> Response:
+        """Turns notifications on (POST the browser's subscription) or off (DELETE its
+        endpoint) for one device of the signed-in player."""
+        runtime: Runtime = request.app.state.runtime
+        push = runtime.push
+        try:
+            player = _bearer(request, runtime.secret)
+            if request.method == "DELETE":
+                device = await _read(request, bodies.PushDevice)
+                removed = await push_store.remove(runtime.client, player.id, device.endpoint)
+                return JSONResponse({"removed": removed})
+            body = await _read(request, bodies.PushSubscription)
+            try:
+                found = subscription(
+                    body.endpoint, body.keys.p256dh, body.keys.auth, push.settings.services
+                )
+            except BadSubscriptionError as error:
+                raise BadRequestError(str(error)) from error
+            if not await push_store.add(runtime.client, player.id, found, push.settings.devices):
+                raise BadRequestError(
+                    f"notifications are on for {push.settings.devices} devices already: "
+                    "turn them off on one of them first"
+                )
+        except (ClientError, NotAuthenticatedError) as error:
+            return _error_response(error)
+        return JSONResponse({"subscribed": True})
+
     async def healthz(request: Request) -> Response:
         runtime: Runtime = request.app.state.runtime
         try:
@@ -484,6 +534,8 @@ def create_app(settings: Settings) -> Starlette:
         Route("/api/tournaments", tournament_create, methods=["POST"]),
         Route("/api/tournaments/{tournament}", tournament_get),
         Route("/api/tournaments/{tournament}/{action}", tournament_entry, methods=["POST"]),
+        Route("/api/push/key", push_key),
+        Route("/api/push/subscriptions", push_subscriptions, methods=["POST", "DELETE"]),
         Route("/healthz", healthz),
         Route("/metrics", metrics),
         *site.routes(),

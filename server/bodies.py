@@ -5,8 +5,9 @@ Every POST route reads its body through :func:`decode`: msgspec checks the JSON 
 route's :class:`msgspec.Struct` (types, bounds, required fields; unknown fields refused), so
 a handler sees only values of the right type and range.  NaN and Infinity are not JSON and a
 number too large for a float is refused, so nothing non-finite gets in; every field is a
-scalar, so a body nests one object deep at most.  An empty body reads as ``{}``.
-Imports msgspec, lobby (for its limits) and server.errors; no I/O.
+scalar or a struct of scalars, so a body nests two objects deep at most.  An empty body reads
+as ``{}``.  Imports msgspec, lobby (for its limits), server.push (its key sizes) and
+server.errors; no I/O.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from lobby.accounts import MAX_PASSWORD_LENGTH
 from lobby.clocks import MAX_LIVE_SECONDS
 from rules.record import RECORD_BYTES, RECORD_MOVES
 from server.errors import BadRequestError
+from server.push import AUTH_BYTES, MAX_ENDPOINT_LENGTH, P256DH_BYTES
 
 MAX_BODY_BYTES = 4096
 """Largest body a route reads; a longer one is refused before it is decoded."""
@@ -92,6 +94,28 @@ class ImportedRecord(msgspec.Struct, forbid_unknown_fields=True):
     text: Annotated[str, msgspec.Meta(max_length=RECORD_BYTES)]
     game: Annotated[str, msgspec.Meta(max_length=MAX_NAME_LENGTH)] | Unset = UNSET
     ply: Annotated[int, msgspec.Meta(ge=0, le=RECORD_MOVES)] | Unset = UNSET
+
+
+class PushKeys(msgspec.Struct, forbid_unknown_fields=True):
+    """A browser's keys to encrypt pushes with (URL-safe base64, checked by
+    :func:`server.push.subscription`)."""
+
+    p256dh: Annotated[str, msgspec.Meta(max_length=2 * P256DH_BYTES)]
+    auth: Annotated[str, msgspec.Meta(max_length=2 * AUTH_BYTES)]
+
+
+class PushSubscription(msgspec.Struct, forbid_unknown_fields=True):
+    """A browser's ``PushSubscription.toJSON()``: where to push, and the keys."""
+
+    endpoint: Annotated[str, msgspec.Meta(min_length=1, max_length=MAX_ENDPOINT_LENGTH)]
+    keys: PushKeys
+    expirationTime: float | None | Unset = UNSET  # noqa: N815 (the browser's own name)
+
+
+class PushDevice(msgspec.Struct, forbid_unknown_fields=True):
+    """A device to stop pushing to: its subscription's address."""
+
+    endpoint: Annotated[str, msgspec.Meta(min_length=1, max_length=MAX_ENDPOINT_LENGTH)]
 
 
 def limit(kind: type[msgspec.Struct]) -> int:

@@ -16,7 +16,8 @@ edge ``TRUSTED_PROXIES`` and ``ALLOWED_ORIGINS`` (comma-separated), the login li
 ``COUNT_COMMIT_SECONDS``; seated players' presence: ``PRESENCE_LEASE_SECONDS``; what players
 create: ``CHALLENGES_PER_PLAYER``, ``GAMES_IN_PROGRESS``, ``GAMES_PER_HOUR``,
 ``MADE_PER_ADDRESS_PER_HOUR``; room chats: ``CHAT_PER_WINDOW``, ``CHAT_WINDOW_SECONDS``,
-``CHAT_KEPT``, ``CHAT_REPORTS_KEPT``.
+``CHAT_KEPT``, ``CHAT_REPORTS_KEPT``; notifications by Web Push: ``PUSH_SERVICES``
+(comma-separated hosts), ``PUSH_CONTACT``, ``PUSH_DEVICES``, ``PUSH_QUEUE``.
 Standard library only.
 """
 
@@ -31,6 +32,15 @@ from pathlib import Path
 from server.embedded_redis import DEFAULT_MAXMEMORY
 
 ROOT = Path(__file__).resolve().parent.parent
+
+BROWSER_PUSH_SERVICES = (
+    "fcm.googleapis.com",
+    "updates.push.services.mozilla.com",
+    "*.push.apple.com",
+    "*.notify.windows.com",
+)
+"""The push services of Chrome and Edge (FCM), Firefox, Safari and Windows: where browsers'
+subscriptions point, and so the only hosts the server posts notifications to by default."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,6 +124,16 @@ class Settings:
     """Lines kept per chat of a room (the players' and the spectators'), the newest."""
     chat_reports_kept: int = 10_000
     """Chat reports kept for the operators in ``chat:reports``, the newest."""
+    push_services: tuple[str, ...] = BROWSER_PUSH_SERVICES
+    """Hosts a push subscription may point at: ``https`` on these (``*.`` for any subdomain),
+    or plain ``http`` on an entry written ``host:port`` (a loopback push service for tests)."""
+    push_contact: str = "mailto:webmaster@localhost"
+    """The operator's ``mailto:`` or ``https:`` address, sent with every push (push services
+    write to it about problems; set a real one in a deployment)."""
+    push_devices: int = 10
+    """Devices per player that may receive notifications."""
+    push_queue: int = 10_000
+    """Notifications waiting to be sent by one process; past it new ones are dropped."""
 
 
 def from_environment(environ: Mapping[str, str] | None = None) -> Settings:
@@ -186,7 +206,20 @@ def from_environment(environ: Mapping[str, str] | None = None) -> Settings:
         chat_window_seconds=float(env.get("CHAT_WINDOW_SECONDS", defaults.chat_window_seconds)),
         chat_kept=int(env.get("CHAT_KEPT", defaults.chat_kept)),
         chat_reports_kept=int(env.get("CHAT_REPORTS_KEPT", defaults.chat_reports_kept)),
+        push_services=tuple(_list(env["PUSH_SERVICES"]))
+        if "PUSH_SERVICES" in env
+        else defaults.push_services,
+        push_contact=_contact(env.get("PUSH_CONTACT", defaults.push_contact)),
+        push_devices=int(env.get("PUSH_DEVICES", defaults.push_devices)),
+        push_queue=int(env.get("PUSH_QUEUE", defaults.push_queue)),
     )
+
+
+def _contact(text: str) -> str:
+    """The push contact, which push services require to be a ``mailto:`` or ``https:`` URL."""
+    if not text.startswith(("mailto:", "https://")):
+        raise ValueError(f"PUSH_CONTACT must start with mailto: or https://, not {text!r}")
+    return text
 
 
 def _list(text: str) -> list[str]:

@@ -30,6 +30,7 @@ from server.client import Client
 from server.rooms import SeatHolder, new_room
 from server.settings import Settings
 from tests.conftest import RedisServer
+from tests.e2e.push_service import PushServiceOnLoopback, loopback_push_service
 from tests.server import tictactoe
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -69,6 +70,13 @@ async def start_server(redis_url: str, **changes: Any) -> RunningServer:
             await asyncio.sleep(0.005)  # uvicorn has no startup event to await
     port = server.servers[0].sockets[0].getsockname()[1]
     return RunningServer(server, task, port)
+
+
+@pytest.fixture
+async def push_service() -> AsyncIterator[PushServiceOnLoopback]:
+    """A push service of the test's own on loopback (see :mod:`tests.e2e.push_service`)."""
+    async with loopback_push_service() as service:
+        yield service
 
 
 @pytest.fixture
