@@ -189,6 +189,7 @@ def create_app(settings: Settings) -> Starlette:
                 settings.push_devices,
                 settings.push_queue,
             ),
+            metrics.pushes,
         )
 
         def on_commit(room: Room, events: tuple[object, ...]) -> None:

@@ -26,6 +26,9 @@ class Metrics:
     closes: Counter[int] = field(default_factory=Counter)
     commit_counts: list[int] = field(default_factory=lambda: [0] * (len(COMMIT_BUCKETS) + 1))
     commit_sum: float = 0.0
+    pushes: Counter[str] = field(default_factory=Counter)
+    """Web Push notices by what became of them: sent, dropped (queue full), failed, forgotten
+    (the push service no longer knows the device)."""
 
     def observe_commit(self, seconds: float) -> None:
         self.commit_counts[bisect.bisect_left(COMMIT_BUCKETS, seconds)] += 1
@@ -56,6 +59,12 @@ class Metrics:
             "# TYPE browne_closes_total counter",
         ]
         lines += [f'browne_closes_total{{code="{c}"}} {n}' for c, n in sorted(self.closes.items())]
+        lines += [
+            "# HELP browne_pushes_total Web Push notices by what became of them.",
+            "# TYPE browne_pushes_total counter",
+        ]
+        pushes = sorted(self.pushes.items())
+        lines += [f'browne_pushes_total{{result="{r}"}} {n}' for r, n in pushes]
         lines += [
             "# HELP browne_commit_seconds Latency of the commit script.",
             "# TYPE browne_commit_seconds histogram",

@@ -17,6 +17,7 @@ import contextlib
 import json
 import logging
 import time
+from collections import Counter
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
@@ -52,21 +53,16 @@ class PushSettings:
     """Notices waiting to be sent, past which new ones are dropped."""
 
 
-@dataclass
-class PushCounts:
-    sent: int = 0
-    dropped: int = 0
-    failed: int = 0
-    forgotten: int = 0
-
-
 class PushService:
     """One per process: the sender task, its queue and the VAPID key."""
 
-    def __init__(self, client: aioredis.Redis, settings: PushSettings) -> None:
+    def __init__(
+        self, client: aioredis.Redis, settings: PushSettings, counts: Counter[str]
+    ) -> None:
         self.client = client
         self.settings = settings
-        self.counts = PushCounts()
+        self.counts = counts
+        """What became of each notice (the process's ``browne_pushes_total``)."""
         self._queue: asyncio.Queue[Notice] = asyncio.Queue(settings.queue)
         self._vapid: Vapid02 | None = None
         self.public_key = ""
@@ -98,7 +94,7 @@ class PushService:
             try:
                 self._queue.put_nowait(notice)
             except asyncio.QueueFull:
-                self.counts.dropped += 1
+                self.counts["dropped"] += 1
 
     async def idle(self) -> None:
         """Returns once every queued notice has been sent (or failed)."""
@@ -112,10 +108,10 @@ class PushService:
                     try:
                         await self._send(notice, subscription)
                     except (aiohttp.ClientError, TimeoutError, OSError) as error:
-                        self.counts.failed += 1
+                        self.counts["failed"] += 1
                         log.warning("push to %s failed: %r", notice.player, error)
             except Exception:
-                self.counts.failed += 1
+                self.counts["failed"] += 1
                 log.exception("push to %s failed", notice.player)
             finally:
                 self._queue.task_done()
@@ -127,7 +123,7 @@ class PushService:
         except BadSubscriptionError:
             # The operator narrowed PUSH_SERVICES since the device subscribed.
             await push_store.remove(self.client, notice.player, subscription.endpoint)
-            self.counts.forgotten += 1
+            self.counts["forgotten"] += 1
             return
         parts = urlsplit(subscription.endpoint)
         claims = {
@@ -145,9 +141,9 @@ class PushService:
         assert isinstance(response, aiohttp.ClientResponse)
         if response.status in (404, 410):
             await push_store.remove(self.client, notice.player, subscription.endpoint)
-            self.counts.forgotten += 1
+            self.counts["forgotten"] += 1
         elif response.status >= 400:
-            self.counts.failed += 1
+            self.counts["failed"] += 1
             log.warning("push service answered %s for %s", response.status, notice.player)
         else:
-            self.counts.sent += 1
+            self.counts["sent"] += 1
