@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import redis.asyncio as aioredis
+from pythonjsonlogger.json import JsonFormatter
 
 from bots import queue
 from bots.accounts import bot_token, level_of, shared_secret
@@ -432,8 +433,16 @@ def run_command(
     parser: argparse.ArgumentParser,
     argv: list[str] | None,
 ) -> int:
-    """Parse ``argv`` and run ``amain`` until it ends or the user interrupts it."""
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    """Parse ``argv`` and run ``amain`` until it ends or the user interrupts it; logs are lines
+    of words, or one JSON object per line with ``LOG_FORMAT=json`` (as the server's)."""
+    handler = logging.StreamHandler()
+    if os.environ.get("LOG_FORMAT") == "json":
+        fields = {"asctime": "time", "levelname": "level", "name": "logger"}
+        formats = "%(asctime)s %(levelname)s %(name)s %(message)s"
+        handler.setFormatter(JsonFormatter(formats, rename_fields=fields))
+    else:
+        handler.setFormatter(logging.Formatter("%(asctime)s %(name)s %(message)s"))
+    logging.basicConfig(level=logging.INFO, handlers=[handler], force=True)
     args = parser.parse_args(argv)
     try:
         asyncio.run(amain(args))

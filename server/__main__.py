@@ -24,6 +24,8 @@ from collections.abc import Mapping
 from typing import IO
 
 import uvicorn
+import uvicorn.config
+from pythonjsonlogger.json import JsonFormatter
 
 from server.app import create_app
 from server.embedded_redis import EmbeddedRedis
@@ -47,6 +49,8 @@ def uvicorn_config(app: object, settings: Settings, log_level: str = "warning") 
         http="httptools" if importlib.util.find_spec("httptools") else "h11",
         lifespan="on",
         log_level=log_level,
+        # In JSON, uvicorn's own records go through the root logger's JSON lines too.
+        log_config=None if settings.log_format == "json" else uvicorn.config.LOGGING_CONFIG,
         access_log=False,
         # The app reads X-Forwarded-For itself, from TRUSTED_PROXIES only; uvicorn's own
         # default would trust any local peer.
@@ -113,9 +117,25 @@ def _copy_lines(source: IO[bytes] | None) -> None:
     source.close()
 
 
+def configure_logging(log_format: str, level: int = logging.WARNING) -> None:
+    """Log records as a line of words, or (``json``) as one JSON object per line with the
+    fields ``time``, ``level``, ``logger`` and ``message`` (and ``exc_info`` with a traceback)."""
+    handler = logging.StreamHandler()
+    if log_format == "json":
+        handler.setFormatter(
+            JsonFormatter(
+                "%(asctime)s %(levelname)s %(name)s %(message)s",
+                rename_fields={"asctime": "time", "levelname": "level", "name": "logger"},
+            )
+        )
+    else:
+        handler.setFormatter(logging.Formatter("%(asctime)s %(name)s %(message)s"))
+    logging.basicConfig(level=level, handlers=[handler], force=True)
+
+
 def main() -> int:
-    logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(name)s %(message)s")
     settings = from_environment()
+    configure_logging(settings.log_format)
     # uvicorn re-raises SIGTERM and SIGINT once it has shut down; exit through Python so
     # that the embedded redis-server is stopped cleanly below.
     signal.signal(signal.SIGTERM, _exit_on_signal)

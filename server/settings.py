@@ -17,8 +17,8 @@ edge ``TRUSTED_PROXIES`` and ``ALLOWED_ORIGINS`` (comma-separated), the login li
 create: ``CHALLENGES_PER_PLAYER``, ``GAMES_IN_PROGRESS``, ``GAMES_PER_HOUR``,
 ``MADE_PER_ADDRESS_PER_HOUR``; room chats: ``CHAT_PER_WINDOW``, ``CHAT_WINDOW_SECONDS``,
 ``CHAT_KEPT``, ``CHAT_REPORTS_KEPT``; notifications by Web Push: ``PUSH_SERVICES``
-(comma-separated hosts), ``PUSH_CONTACT``, ``PUSH_DEVICES``, ``PUSH_QUEUE``.
-Standard library only.
+(comma-separated hosts), ``PUSH_CONTACT``, ``PUSH_DEVICES``, ``PUSH_QUEUE``; logs:
+``LOG_FORMAT`` (``text`` or ``json``).  Standard library only.
 """
 
 from __future__ import annotations
@@ -32,6 +32,8 @@ from pathlib import Path
 from server.embedded_redis import DEFAULT_MAXMEMORY
 
 ROOT = Path(__file__).resolve().parent.parent
+
+LOG_FORMATS = ("text", "json")
 
 BROWSER_PUSH_SERVICES = (
     "fcm.googleapis.com",
@@ -134,6 +136,9 @@ class Settings:
     """Devices per player that may receive notifications."""
     push_queue: int = 10_000
     """Notifications waiting to be sent by one process; past it new ones are dropped."""
+    log_format: str = "text"
+    """``text``: a line of words per record; ``json``: one JSON object per line (for a log
+    collector)."""
 
 
 def from_environment(environ: Mapping[str, str] | None = None) -> Settings:
@@ -212,7 +217,14 @@ def from_environment(environ: Mapping[str, str] | None = None) -> Settings:
         push_contact=_contact(env.get("PUSH_CONTACT", defaults.push_contact)),
         push_devices=int(env.get("PUSH_DEVICES", defaults.push_devices)),
         push_queue=int(env.get("PUSH_QUEUE", defaults.push_queue)),
+        log_format=_log_format(env.get("LOG_FORMAT", defaults.log_format)),
     )
+
+
+def _log_format(text: str) -> str:
+    if text not in LOG_FORMATS:
+        raise ValueError(f"LOG_FORMAT must be one of {', '.join(LOG_FORMATS)}, not {text!r}")
+    return text
 
 
 def _contact(text: str) -> str:

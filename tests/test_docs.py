@@ -210,3 +210,22 @@ def tracked_text_files() -> list[Path]:
             continue
         found.append(path)
     return found
+
+
+PACKAGES = ("server", "bots", "lobby", "protocol", "client")
+"""Where settings may be read (a package missing here is simply not searched)."""
+
+
+def test_every_setting_read_from_the_environment_is_in_the_readme() -> None:
+    readme = (ROOT / "README.md").read_text()
+    read = re.compile(r"""(?:env|environ)(?:\.get\(|\[)\s*["']([A-Z][A-Z0-9_]+)["']""")
+    sources = [
+        *ROOT.glob("server/**/*.py"),
+        *ROOT.glob("bots/**/*.py"),
+        *ROOT.glob("lobby/**/*.py"),
+    ]
+    names = {name for path in sources for name in read.findall(path.read_text())}
+    names -= {"PYTHONPATH"}  # passed on to child processes, not a setting
+    assert {"REDIS_URL", "SEND_QUEUE", "BOT_WORKERS", "PUSH_SERVICES"} <= names
+    missing = sorted(name for name in names if f"`{name}`" not in readme)
+    assert missing == [], f"settings missing from README.md: {missing}"

@@ -126,3 +126,14 @@ def test_the_limits_and_times_come_from_the_environment() -> None:
         settings.games_per_hour,
         settings.made_per_address_per_hour,
     ) == (3, 4, 5, 6)
+
+
+def test_the_log_format_is_text_or_json() -> None:
+    assert from_environment({"LOG_FORMAT": "json"}).log_format == "json"
+    assert from_environment({}).log_format == "text"
+    with pytest.raises(ValueError, match="LOG_FORMAT must be one of text, json"):
+        from_environment({"LOG_FORMAT": "xml"})
+    with pytest.raises(ValueError, match="PUSH_CONTACT must start with mailto:"):
+        from_environment({"PUSH_CONTACT": "webmaster@example.org"})
+    services = from_environment({"PUSH_SERVICES": "push.example.org, *.push.example.net"})
+    assert services.push_services == ("push.example.org", "*.push.example.net")
