@@ -1,14 +1,27 @@
 """Counters of one server process and their Prometheus text form (``GET /metrics``).
 
-Plain values, no I/O: the app increments them and renders them on request.  Standard
-library only.
+Plain values, no I/O: the app increments them and renders them on request, through
+prometheus_client's exposition (a collector reads the values when scraped).
 """
 
 from __future__ import annotations
 
 import bisect
+import math
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import Any
+
+from prometheus_client import CollectorRegistry, generate_latest
+from prometheus_client.core import (
+    CounterMetricFamily,
+    GaugeMetricFamily,
+    HistogramMetricFamily,
+    Metric,
+)
+from prometheus_client.registry import Collector
+from prometheus_client.utils import floatToGoString
 
 COMMIT_BUCKETS = (0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1.0)
 """Upper bounds in seconds of the commit latency histogram."""
@@ -35,46 +48,53 @@ class Metrics:
         self.commit_sum += seconds
 
     def render(self) -> str:
-        """The Prometheus text exposition of every counter."""
-        lines = [
-            "# HELP browne_connections Open websocket connections.",
-            "# TYPE browne_connections gauge",
-            f"browne_connections {self.connections}",
-            "# HELP browne_rooms Rooms with local subscribers.",
-            "# TYPE browne_rooms gauge",
-            f"browne_rooms {self.rooms}",
-            "# HELP browne_moves_total Moves committed (rate() gives moves/s).",
-            "# TYPE browne_moves_total counter",
-            f"browne_moves_total {self.moves}",
-            "# HELP browne_gaps_filled_total Diffs that overtook earlier ones; the socket was "
-            "sent the missed ones from Redis first.",
-            "# TYPE browne_gaps_filled_total counter",
-            f"browne_gaps_filled_total {self.gaps_filled}",
-            "# HELP browne_errors_total Error replies by code.",
-            "# TYPE browne_errors_total counter",
-        ]
-        lines += [f'browne_errors_total{{code="{c}"}} {n}' for c, n in sorted(self.errors.items())]
-        lines += [
-            "# HELP browne_closes_total Connections closed by the server, by close code.",
-            "# TYPE browne_closes_total counter",
-        ]
-        lines += [f'browne_closes_total{{code="{c}"}} {n}' for c, n in sorted(self.closes.items())]
-        lines += [
-            "# HELP browne_pushes_total Web Push notices by what became of them.",
-            "# TYPE browne_pushes_total counter",
-        ]
-        pushes = sorted(self.pushes.items())
-        lines += [f'browne_pushes_total{{result="{r}"}} {n}' for r, n in pushes]
-        lines += [
-            "# HELP browne_commit_seconds Latency of the commit script.",
-            "# TYPE browne_commit_seconds histogram",
-        ]
-        total = 0
-        for bound, count in zip(COMMIT_BUCKETS, self.commit_counts, strict=False):
+        """The Prometheus text exposition of every counter (written by prometheus_client)."""
+        registry = CollectorRegistry(auto_describe=False)
+        registry.register(_Collector(self))
+        return generate_latest(registry).decode()
+
+
+class _Collector(Collector):
+    """The counters as Prometheus metric families, read when scraped: the hot path only adds
+    to plain integers."""
+
+    def __init__(self, metrics: Metrics) -> None:
+        self.metrics = metrics
+
+    def collect(self) -> Iterator[Metric]:
+        m = self.metrics
+        yield GaugeMetricFamily("browne_connections", "Open websocket connections.", m.connections)
+        yield GaugeMetricFamily("browne_rooms", "Rooms with local subscribers.", m.rooms)
+        yield CounterMetricFamily(
+            "browne_moves", "Moves committed (rate() gives moves/s).", m.moves
+        )
+        yield CounterMetricFamily(
+            "browne_gaps_filled",
+            "Diffs that overtook earlier ones; the socket was sent the missed ones from Redis "
+            "first.",
+            m.gaps_filled,
+        )
+        yield _labelled("browne_errors", "Error replies by code.", "code", m.errors)
+        yield _labelled(
+            "browne_closes", "Connections closed by the server, by close code.", "code", m.closes
+        )
+        yield _labelled(
+            "browne_pushes", "Web Push notices by what became of them.", "result", m.pushes
+        )
+        buckets, total = [], 0
+        for bound, count in zip((*COMMIT_BUCKETS, math.inf), m.commit_counts, strict=True):
             total += count
-            lines.append(f'browne_commit_seconds_bucket{{le="{bound}"}} {total}')
-        total += self.commit_counts[-1]
-        lines.append(f'browne_commit_seconds_bucket{{le="+Inf"}} {total}')
-        lines.append(f"browne_commit_seconds_sum {self.commit_sum}")
-        lines.append(f"browne_commit_seconds_count {total}")
-        return "\n".join(lines) + "\n"
+            buckets.append((floatToGoString(bound), total))
+        yield HistogramMetricFamily(
+            "browne_commit_seconds",
+            "Latency of the commit script.",
+            buckets=buckets,
+            sum_value=m.commit_sum,
+        )
+
+
+def _labelled(name: str, help_text: str, label: str, counts: Counter[Any]) -> Metric:
+    family = CounterMetricFamily(name, help_text, labels=[label])
+    for key, count in sorted(counts.items()):
+        family.add_metric([str(key)], count)
+    return family

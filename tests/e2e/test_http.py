@@ -54,13 +54,16 @@ async def test_metrics_count_connections_moves_and_errors(
         await ca.move(room, "b1")
     status, text = await asyncio.to_thread(get, f"{app_server.base_url}/metrics")
     assert status == 200
-    values = dict(
-        line.rsplit(" ", 1) for line in text.splitlines() if line and not line.startswith("#")
-    )
-    assert values["browne_connections"] == "1"
-    assert values["browne_moves_total"] == "1"
-    assert values['browne_errors_total{code="not_your_turn"}'] == "1"
-    assert values["browne_commit_seconds_count"] == "1"
+    values = {
+        name: float(value)
+        for name, value in (
+            line.rsplit(" ", 1) for line in text.splitlines() if line and not line.startswith("#")
+        )
+    }
+    assert values["browne_connections"] == 1
+    assert values["browne_moves_total"] == 1
+    assert values['browne_errors_total{code="not_your_turn"}'] == 1
+    assert values["browne_commit_seconds_count"] == 1
     await ca.close()
 
 

@@ -81,7 +81,7 @@ async def test_a_player_away_from_the_game_is_pushed_their_move(
     assert claims["aud"] == f"http://127.0.0.1:{push_service.port}"
     assert str(claims["sub"]).startswith("mailto:")
     assert push_service.arrivals.empty()  # Ann, on the page, was told nothing
-    sent = 'browne_pushes_total{result="sent"} 1'
+    sent = 'browne_pushes_total{result="sent"} 1.0'
     for _ in range(100):  # counted once the push service has answered
         metrics = (await request(f"{push_server.base_url}/metrics")).text
         if sent in metrics:
