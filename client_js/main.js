@@ -3,12 +3,13 @@
 // lobby on every page, and the route from the address (#/ the front page, #/play/<game> the
 // same with that game's quick pairing chosen, #/lobby the lobby,
 // #/rules/<page> a rules page, #/player/<id> a player's page, #/room/<id> a game page, #/tournaments and #/tournament/<id>
-// the tournament pages, #/records the game records page).  When a challenge of ours is
+// the tournament pages, #/records the game records page, #/games?<search> the finished games).  When a challenge of ours is
 // accepted, the page goes to its room; opening the site with no page in the address goes to
 // the game the player is in, if any.
-// Imports connection.js, front.js, lobby.js, players.js, records.js, room.js, rules.js and
-// tournaments.js.
+// Imports archive.js, connection.js, front.js, lobby.js, players.js, records.js, room.js,
+// rules.js and tournaments.js.
 
+import { GamesPage } from "./archive.js";
 import { Connection, Status } from "./connection.js";
 import { FrontPage } from "./front.js";
 import { LobbyPage } from "./lobby.js";
@@ -31,6 +32,7 @@ const app = document.getElementById("app");
 const statusBadge = document.getElementById("connection");
 const playerBadge = document.getElementById("player");
 const rulesLink = document.querySelector("header .rules-link"); // the rules of the game shown
+const menuButton = document.querySelector("header .menu-button"); // the pages, on a phone
 let connection = null;
 let page = null;
 // Opening the site itself (no page in the address) goes on to the game being played.
@@ -52,10 +54,19 @@ function parseRoute(hash) {
   if (event !== null) return { name: "tournament", tournament: decodeURIComponent(event[1]) };
   if (hash === "#/tournaments") return { name: "tournaments" };
   if (hash === "#/records") return { name: "records" };
+  const games = /^#\/games(?:\?(.*))?$/.exec(hash);
+  if (games !== null) return { name: "games", query: games[1] ?? "" };
   return { name: "home" };
 }
 
+/** Opens or closes the phone's menu of pages. */
+function showMenu(open) {
+  menuButton.setAttribute("aria-expanded", String(open));
+  menuButton.closest("header").classList.toggle("menu-open", open);
+}
+
 function route() {
+  showMenu(false);
   const token = localStorage.getItem(TOKEN_KEY);
   const target = parseRoute(location.hash);
   if (token === null && target.name !== "signin") {
@@ -88,6 +99,10 @@ function route() {
       break;
     case "records":
       page = new RecordsPage(app);
+      page.open();
+      break;
+    case "games":
+      page = new GamesPage(app, target.query);
       page.open();
       break;
     case "lobby":
@@ -238,6 +253,10 @@ function showSignIn(reason = "") {
   app.replaceChildren(element("section", { class: "sign-in" }, lines));
 }
 
+menuButton.addEventListener("click", () => showMenu(menuButton.getAttribute("aria-expanded") !== "true"));
+document.addEventListener("click", (event) => {
+  if (!menuButton.closest("header").contains(event.target)) showMenu(false);
+});
 window.addEventListener("hashchange", route);
 route();
 

@@ -94,13 +94,21 @@ async def test_the_pools_say_how_many_wait(app_server: RunningServer) -> None:
 
 
 async def finished_rated_game(
-    server: RunningServer, client: aioredis.Redis, room_id: str, game: str = "osbox"
+    server: RunningServer,
+    client: aioredis.Redis,
+    room_id: str,
+    game: str = "osbox",
+    players: tuple[Player, Player] | None = None,
 ) -> tuple[Player, Player]:
-    """A rated game between two new accounts that the first seat resigns before moving, once
-    the lobby has it among the finished games."""
-    now = time.time()
-    ann = (await lobby_store.register(client, f"ann{room_id}", "a long password", now)).player
-    bob = (await lobby_store.register(client, f"bob{room_id}", "a long password", now)).player
+    """A rated game between two accounts (new ones unless given) that the first seat resigns
+    before moving, once the lobby has it among the finished games."""
+    if players is None:
+        now = time.time()
+        register = lobby_store.register
+        ann = (await register(client, f"ann{room_id}", "a long password", now)).player
+        bob = (await register(client, f"bob{room_id}", "a long password", now)).player
+    else:
+        ann, bob = players
     seats = (SeatHolder(ann.id, ann.name), SeatHolder(bob.id, bob.name))
     await store.create_room(client, new_room(room_id, game, "", seats, rated=True))
     resigner = await Client.connect(server.ws_url, token_for(ann))
@@ -110,7 +118,7 @@ async def finished_rated_game(
     finally:
         await resigner.close()
     async with asyncio.timeout(10):
-        while (await lobby_store.finished_games(client, ann.id)) == []:
+        while room_id not in {g.room_id for g in await lobby_store.finished_games(client, ann.id)}:
             await asyncio.sleep(0.05)  # the lobby follows the rooms in passes
     return ann, bob
 
