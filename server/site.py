@@ -39,7 +39,7 @@ from lobby import store as lobby_store
 from lobby.archive import BadQueryError, parse_query
 from lobby.challenges import canonical_options
 from lobby.errors import BadOptionsError, LobbyError, UnknownGameError, UnknownPlayerError
-from lobby.games import FinishedGame
+from lobby.games import FinishedGame, scores_by_opponent
 from lobby.identity import player_data
 from lobby.ratings import Rating, rating_pool
 from rules import GAMES
@@ -54,6 +54,9 @@ SHOWCASE_PLIES = {"boche": 14, "che": 6, "osbox": 10, "ankor": 12, "marque": 16}
 """Moves played into each front-page position: enough to show pieces, not a finished game."""
 RECENT_GAMES = 20
 """Finished games a player's page lists (the newest)."""
+SCORED_GAMES = 200
+"""A player's page counts wins, draws and losses against each opponent over this many of
+their newest finished games."""
 _MOVE_LISTS = frozenset({"legal", "legal_blocks", "premoves"})
 _FIGURE_NAME = re.compile(r"[a-z]+(-[a-z]+)*")
 
@@ -164,13 +167,15 @@ async def finished_games(request: Request) -> Response:
 
 
 async def player_page(request: Request) -> Response:
-    """A player's page: who they are, their rating in each game, the games they play now and
-    their last finished games (newest first, with the winner's id); 404 for a player nobody
+    """A player's page: who they are, their rating in each game, the games they play now,
+    their last finished games (newest first, with the winner's id) and their wins, draws and
+    losses against each opponent (over their last :data:`SCORED_GAMES`); 404 for a player nobody
     knows (no account, not online, in no game kept)."""
     client = request.app.state.runtime.client
     player_id = request.path_params["player"]
     playing = await lobby_store.current_games(client, player_id)
-    recent = await lobby_store.finished_games(client, player_id, 0, RECENT_GAMES)
+    scored = await lobby_store.finished_games(client, player_id, 0, SCORED_GAMES)
+    recent = scored[:RECENT_GAMES]
     try:
         player = await lobby_store.find_player(client, player_id, time.time())
     except UnknownPlayerError:
@@ -194,6 +199,7 @@ async def player_page(request: Request) -> Response:
             "ratings": ratings,
             "playing": [g.to_data() for g in playing],
             "recent": [_finished_line(g) for g in recent],
+            "opponents": [s.to_data() for s in scores_by_opponent(scored, player_id)],
         }
     )
 
