@@ -6,8 +6,9 @@
 // the tournament pages, #/records the game records page, #/games?<search> the finished games).  When a challenge of ours is
 // accepted, the page goes to its room; opening the site with no page in the address goes to
 // the game the player is in, if any.
+// When a tournament round starts a game of ours, the page goes to it (round_start.js).
 // Imports archive.js, connection.js, front.js, lobby.js, players.js, records.js, room.js,
-// rules.js and tournaments.js.
+// round_start.js, rules.js and tournaments.js.
 
 import { GamesPage } from "./archive.js";
 import { Connection, Status } from "./connection.js";
@@ -15,6 +16,7 @@ import { FrontPage } from "./front.js";
 import { LobbyPage } from "./lobby.js";
 import { RecordsPage } from "./records.js";
 import { RoomPage, element } from "./room.js";
+import { RoundWatch } from "./round_start.js";
 import { PlayerPage, playerLink } from "./players.js";
 import { RulesPage } from "./rules.js";
 import { TournamentPage, TournamentsPage } from "./tournaments.js";
@@ -33,6 +35,7 @@ const statusBadge = document.getElementById("connection");
 const playerBadge = document.getElementById("player");
 const rulesLink = document.querySelector("header .rules-link"); // the rules of the game shown
 const menuButton = document.querySelector("header .menu-button"); // the pages, on a phone
+const rounds = new RoundWatch(document.getElementById("round-notice"));
 let connection = null;
 let page = null;
 // Opening the site itself (no page in the address) goes on to the game being played.
@@ -80,6 +83,7 @@ function route() {
     return;
   }
   if (connection === null) connect(token);
+  rounds.routed(target.name === "room" ? target.room : null);
   rulesLink.setAttribute("href", target.name === "rules" ? `#/rules/${target.rules}` : "#/rules/boche");
   if (page !== null && page.roomId !== undefined) connection.leave(page.roomId).catch(() => {});
   if (page !== null && page.close !== undefined) page.close();
@@ -152,6 +156,11 @@ function connect(token) {
         const game = ongoingGame(lobby, connection.player?.id ?? null);
         if (game !== null && page instanceof FrontPage) location.hash = `#/room/${encodeURIComponent(game.room_id)}`;
       }
+      // A tournament round paired us: to the game, unless we are playing another one.
+      const me = connection.player?.id ?? null;
+      const busyIn = page instanceof RoomPage && (lobby.mine ?? []).some((g) => g.room_id === page.roomId) ? page.roomId : null;
+      const round = rounds.update(lobby, event, me, busyIn);
+      if (round !== null) location.hash = round;
       // Our challenge was accepted: its room (same id) is where we play now.
       const challenge = event?.t === "challenge" ? event.challenge : null;
       if (challenge !== null && challenge.status === "accepted" && challenge.challenger.id === connection.player?.id) {
