@@ -49,7 +49,7 @@ import json
 import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import redis.asyncio as aioredis
 from redis.exceptions import WatchError
@@ -717,10 +717,10 @@ async def search_finished(
         high = before.finished
         skip = int(await redis.zcount(key, before.finished, before.finished))
     low: float | str = "-inf" if query.since is None else query.since
-    raw = await redis.zrevrangebyscore(
+    scored = await redis.zrevrangebyscore(
         key, high, low, start=0, num=query.limit + 1 + skip, withscores=True
     )
-    found = [(_text(member), float(score)) for member, score in raw]
+    found = [(_text(room), float(when)) for room, when in cast(list[tuple[bytes, float]], scored)]
     if before is not None:
         found = [(room, when) for room, when in found if before.comes_after(when, room)]
     page = found[: query.limit]
