@@ -116,6 +116,12 @@ async def test_finished_games_are_found_filtered_and_paged(
     await page.goto("/#/games?from=2026-02-30")
     await expect(page.locator(".games-page .errors")).to_contain_text("YYYY-MM-DD")
 
+    # A card leads to the game's own page, which shows how it ended.
+    await page.goto("/#/games?game=osbox")
+    await cards.first.get_by_role("link", name="Replay the game").click()
+    await expect(page).to_have_url(f"{server.base_url}/#/room/rated-osbox")
+    await expect(page.locator(".turn")).to_contain_text("resigned")
+
     # A player's own games, from a link with their id: the box shows the name.
     await page.goto(f"/#/games?player={bob.id}&game=che")
     await expect(cards).to_have_count(20)
