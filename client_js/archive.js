@@ -40,7 +40,7 @@ function endingWords(game) {
   const after = game.moves === 0 ? "before the first move" : `after ${plural(game.moves, "move")}`;
   const reason = game.reason ?? "";
   if (reason === "aborted") return `Aborted ${after}`;
-  if (reason === "idle") return `Left unplayed ${after}: no result`;
+  if (reason === "idle") return game.moves === 0 ? "Nobody made the first move: no result" : `Nobody moved for too long ${after}: no result`;
   if (winner === null) {
     if (reason === "agreement") return `Drawn by agreement ${after}`;
     return reason ? `Drawn ${after}: ${reason}` : `Drawn ${after}`;
