@@ -178,7 +178,9 @@ function ratingGraph(title, game, history) {
   const x = (entry, index) => left + (width - left - right) * (history.length === 1 ? 0.5 : span > 0 ? (entry.at - first) / span : index / (history.length - 1));
   const y = (rating) => top + (height - top - bottom) * (1 - (rating - low) / (high - low));
   const points = history.map((e, i) => `${x(e, i).toFixed(1)},${y(e.rating).toFixed(1)}`).join(" ");
-  const day = (at) => dateWords(at).replace(/,.*$/, "");
+  // The days at both ends, or the times too when both are the same day.
+  const sameDay = dateWords(first).replace(/,.*$/, "") === dateWords(history[history.length - 1].at).replace(/,.*$/, "");
+  const day = (at) => (sameDay ? dateWords(at) : dateWords(at).replace(/,.*$/, ""));
   const last = history[history.length - 1];
   const dots = history.map((e, i) =>
     svg("circle", { cx: x(e, i).toFixed(1), cy: y(e.rating).toFixed(1), r: 3.5, class: `graph-game score-${e.score === 1 ? "won" : e.score === 0 ? "lost" : "drawn"}` }, [
@@ -196,7 +198,7 @@ function ratingGraph(title, game, history) {
     svg("polyline", { points, class: "graph-line" }),
     ...dots,
   ]);
-  return element("figure", { class: "rating-history", "data-game": game }, [
+  return element("figure", { class: "rating-chart", "data-game": game }, [
     element("figcaption", {}, [`${title}: ${Math.round(last.rating)}${last.provisional ? "?" : ""} after ${history.length} rated game${history.length === 1 ? "" : "s"}`]),
     drawing,
   ]);

@@ -172,11 +172,11 @@ async def test_a_players_page_draws_their_rating_and_pages_their_games(
     for phone in (False, True):
         page = await open_page(f"/#/player/{annie.id}", phone=phone)
         await expect(page.locator(".player-page h1")).to_have_text(annie.name)
-        graph = page.locator('.rating-history[data-game="osbox"]')
+        graph = page.locator('.rating-chart[data-game="osbox"]')
         await expect(graph.locator("circle")).to_have_count(3)
         await expect(graph.locator("figcaption")).to_contain_text("after 3 rated games")
         await expect(graph.locator("circle.score-lost")).to_have_count(2)
-        await expect(page.locator(".rating-history")).to_have_count(1)
+        await expect(page.locator(".rating-chart")).to_have_count(1)
         rows = page.locator(".player-opponents tbody tr")
         await expect(rows).to_have_count(2)
         await expect(rows.first).to_have_text(f"{carol.name}1200")
