@@ -158,7 +158,7 @@ function connect(token) {
       }
       // A tournament round paired us: to the game, unless we are playing another one.
       const me = connection.player?.id ?? null;
-      const busyIn = page instanceof RoomPage && (lobby.mine ?? []).some((g) => g.room_id === page.roomId) ? page.roomId : null;
+      const busyIn = page instanceof RoomPage && page.doc?.outcome === null && page.mySeat() !== null ? page.roomId : null;
       const round = rounds.update(lobby, event, me, busyIn);
       if (round !== null) location.hash = round;
       // Our challenge was accepted: its room (same id) is where we play now.

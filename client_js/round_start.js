@@ -49,9 +49,9 @@ class RoundWatch {
     return busyIn === null ? href : null;
   }
 
-  /** A page opens: the note stays on the game it announced (and while it links there). */
+  /** A page opens: the note stays only on the game it announced. */
   routed(roomId) {
-    if (this.shownFor !== null && roomId !== this.shownFor && this.notice.querySelector("a") === null) {
+    if (this.shownFor !== null && roomId !== this.shownFor) {
       this.notice.hidden = true;
       this.shownFor = null;
     }

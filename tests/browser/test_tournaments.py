@@ -19,7 +19,7 @@ from lobby.identity import Player, new_guest
 from server.client import Client
 from tests.browser.conftest import Opener
 from tests.browser.test_reconnect import HOLD_AND_CUT, RELEASE
-from tests.e2e.conftest import RunningServer, token_for
+from tests.e2e.conftest import RunningServer, make_room, token_for
 from tests.e2e.test_tournaments import scheduler
 
 
@@ -202,35 +202,44 @@ async def test_connection_js_keeps_the_newest_copy_of_an_event_and_of_the_list(
 async def test_a_player_waiting_on_the_site_is_taken_to_each_rounds_game(
     open_page: Opener, server: RunningServer, redis_client: aioredis.Redis, artifacts: Path
 ) -> None:
+    """On the event's page, the tournaments page or the lobby, a round's start takes a player
+    to their game with a note; one still playing another game gets the note and a link."""
     now = [time.time()]
     service = scheduler(server, now)
     players = [await account(redis_client, name) for name in ("annie", "bobby", "cara", "dan")]
     ann = players[0]
-    settings = tn.Settings("osbox", tn.Format.SWISS, now[0] + 600, 4, rounds=2)
+    settings = tn.Settings("osbox", tn.Format.SWISS, now[0] + 600, 4, rounds=3)
     event = await service.create(ann, settings)
     for player in players:
         await service.join(player, event.id)
+    casual = await make_room(redis_client, ann, new_guest(), game="che", room_id="b-casual")
     page = await open_page(f"/#/tournament/{event.id}", player=ann)
     await expect(page.locator(".tournament-facts")).to_contain_text("4/4 players")
     notice = page.locator("#round-notice")
     await expect(notice).to_be_hidden()
-    for round_number in (1, 2):
-        if round_number == 1:
-            now[0] += 700
-            await service.step()
+    now[0] += 700
+    await service.step()
+    # Between rounds Ann waits on the tournaments page, then plays a casual game.
+    for round_number, waits_on in ((1, "/#/tournaments"), (2, f"/#/room/{casual}"), (3, "")):
         t = await service.get(event.id)
         (game,) = [g for g in t.games if g.round == round_number and ann.id in (g.first, g.second)]
         opponent = next(p for p in players if p.id in (game.first, game.second) and p is not ann)
+        started = f"Round {round_number} started: your game against {opponent.name}"
+        if round_number == 3:  # still in her casual game: the note links to the new one
+            await expect(notice).to_have_text(f"{started} Go to it")
+            await expect(page).to_have_url(f"{server.base_url}/#/room/{casual}")
+            await page.screenshot(path=artifacts / "tournament-round-busy.png")
+            await notice.get_by_role("link", name="Go to it").click()
         await expect(page).to_have_url(f"{server.base_url}/#/room/{game.id}")
-        await expect(notice).to_have_text(
-            f"Round {round_number} started: your game against {opponent.name}"
-        )
+        await expect(notice).to_contain_text(started)
         await expect(page.locator(".turn")).not_to_have_text("Joining…")
         await page.screenshot(path=artifacts / f"tournament-round-{round_number}.png")
-        # Ann waits on the tournaments page (then the lobby) while every game of the round
-        # ends: the first seat resigns each.
-        await page.goto("/#/tournaments" if round_number == 1 else "/#/lobby")
-        await expect(notice).to_be_hidden()
+        if waits_on:
+            await page.goto(waits_on)
+            await expect(notice).to_be_hidden()
+            if round_number == 2:
+                await expect(page.locator(".turn")).not_to_have_text("Joining…")
+        # Every game of the round ends: the first seat resigns each.
         for board in [g for g in t.games if g.round == round_number and g.second is not None]:
             resigner = await Client.connect(
                 server.ws_url, token_for(next(p for p in players if p.id == board.first))
