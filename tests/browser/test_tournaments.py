@@ -202,8 +202,9 @@ async def test_connection_js_keeps_the_newest_copy_of_an_event_and_of_the_list(
 async def test_a_player_waiting_on_the_site_is_taken_to_each_rounds_game(
     open_page: Opener, server: RunningServer, redis_client: aioredis.Redis, artifacts: Path
 ) -> None:
-    """On the event's page, the tournaments page or the lobby, a round's start takes a player
-    to their game with a note; one still playing another game gets the note and a link."""
+    """In the lobby or on the tournaments page (the event's own page: the test above), a
+    round's start takes a player to their game with a note; one still playing another game
+    gets the note and a link."""
     now = [time.time()]
     service = scheduler(server, now)
     players = [await account(redis_client, name) for name in ("annie", "bobby", "cara", "dan")]
@@ -213,8 +214,8 @@ async def test_a_player_waiting_on_the_site_is_taken_to_each_rounds_game(
     for player in players:
         await service.join(player, event.id)
     casual = await make_room(redis_client, ann, new_guest(), game="che", room_id="b-casual")
-    page = await open_page(f"/#/tournament/{event.id}", player=ann)
-    await expect(page.locator(".tournament-facts")).to_contain_text("4/4 players")
+    page = await open_page("/#/lobby", player=ann)
+    await expect(page.locator(".lobby h1")).to_have_text("Lobby")
     notice = page.locator("#round-notice")
     await expect(notice).to_be_hidden()
     now[0] += 700
