@@ -182,19 +182,21 @@ class GamesPage {
     const named = answer.games.flatMap((g) => g.players).find((p) => p.id === asked);
     if (named !== undefined) this.player.value = named.name;
     const shown = this.list.children.length;
-    if (shown === 0) this.summary.textContent = `No finished game matches ${this.searchWords()}.`;
-    else this.summary.textContent = `${plural(shown, "game")} ${this.searchWords()}, newest first${answer.next === null ? "" : " (older ones below)"}.`;
+    const more = answer.next === null ? "" : " (older ones below)";
+    this.summary.textContent = shown === 0 ? `No ${this.searchWords(1)}.` : `${shown} ${this.searchWords(shown)}, newest first${more}.`;
   }
 
-  /** The search in words ("of Boche played by annie from 1 Nov 2026"). */
-  searchWords() {
+  /** The search in words, for `count` games ("finished Boche games played by annie from 1
+   * Nov 2026 until 26 Nov 2026"). */
+  searchWords(count) {
     const game = this.params.get("game");
     const player = this.params.get("player");
-    const parts = [game ? `of ${TITLES[game] ?? game}` : "of any game"];
-    if (player) parts.push(`played by ${this.player.value || player}`);
-    if (this.params.get("from")) parts.push(`from ${this.params.get("from")}`);
-    if (this.params.get("to")) parts.push(`to ${this.params.get("to")}`);
-    return parts.join(" ");
+    const day = (text) => new Date(`${text}T00:00:00Z`).toLocaleDateString("en-GB", { day: "numeric", month: "short", year: "numeric", timeZone: "UTC" });
+    let words = `finished ${game ? `${TITLES[game] ?? game} ` : ""}game${count === 1 ? "" : "s"}`;
+    if (player) words += ` played by ${this.player.value || player}`;
+    if (this.params.get("from")) words += ` from ${day(this.params.get("from"))}`;
+    if (this.params.get("to")) words += ` until ${day(this.params.get("to"))}`;
+    return words;
   }
 
   render() {}
