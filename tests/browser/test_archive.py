@@ -160,6 +160,12 @@ async def test_the_header_is_one_line_on_a_phone_with_the_pages_in_a_menu(
             await expect(page.locator("header .games-link")).to_be_hidden()
         else:
             await expect(page.get_by_role("button", name="Menu")).to_be_hidden()
+            # A narrower window, where the links would wrap, gets the menu too.
+            await page.set_viewport_size({"width": 1100, "height": 700})
+            assert await header_lines(page) == 1
+            await page.set_viewport_size({"width": 900, "height": 700})
+            await expect(page.get_by_role("button", name="Menu")).to_be_visible()
+            assert await header_lines(page) == 1
 
 
 async def test_a_players_page_draws_their_rating_and_pages_their_games(
