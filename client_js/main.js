@@ -3,17 +3,20 @@
 // lobby on every page, and the route from the address (#/ the front page, #/play/<game> the
 // same with that game's quick pairing chosen, #/lobby the lobby,
 // #/rules/<page> a rules page, #/player/<id> a player's page, #/room/<id> a game page, #/tournaments and #/tournament/<id>
-// the tournament pages, #/records the game records page).  When a challenge of ours is
+// the tournament pages, #/records the game records page, #/games?<search> the finished games).  When a challenge of ours is
 // accepted, the page goes to its room; opening the site with no page in the address goes to
 // the game the player is in, if any.
-// Imports connection.js, front.js, lobby.js, players.js, records.js, room.js, rules.js and
-// tournaments.js.
+// When a tournament round starts a game of ours, the page goes to it (round_start.js).
+// Imports archive.js, connection.js, front.js, lobby.js, players.js, records.js, room.js,
+// round_start.js, rules.js and tournaments.js.
 
+import { GamesPage } from "./archive.js";
 import { Connection, Status } from "./connection.js";
 import { FrontPage } from "./front.js";
 import { LobbyPage } from "./lobby.js";
 import { RecordsPage } from "./records.js";
 import { RoomPage, element } from "./room.js";
+import { RoundWatch } from "./round_start.js";
 import { PlayerPage, playerLink } from "./players.js";
 import { RulesPage } from "./rules.js";
 import { TournamentPage, TournamentsPage } from "./tournaments.js";
@@ -31,6 +34,8 @@ const app = document.getElementById("app");
 const statusBadge = document.getElementById("connection");
 const playerBadge = document.getElementById("player");
 const rulesLink = document.querySelector("header .rules-link"); // the rules of the game shown
+const menuButton = document.querySelector("header .menu-button"); // the pages, on a phone
+const rounds = new RoundWatch(document.getElementById("round-notice"));
 let connection = null;
 let page = null;
 // Opening the site itself (no page in the address) goes on to the game being played.
@@ -52,10 +57,19 @@ function parseRoute(hash) {
   if (event !== null) return { name: "tournament", tournament: decodeURIComponent(event[1]) };
   if (hash === "#/tournaments") return { name: "tournaments" };
   if (hash === "#/records") return { name: "records" };
+  const games = /^#\/games(?:\?(.*))?$/.exec(hash);
+  if (games !== null) return { name: "games", query: games[1] ?? "" };
   return { name: "home" };
 }
 
+/** Opens or closes the phone's menu of pages. */
+function showMenu(open) {
+  menuButton.setAttribute("aria-expanded", String(open));
+  menuButton.closest("header").classList.toggle("menu-open", open);
+}
+
 function route() {
+  showMenu(false);
   const token = localStorage.getItem(TOKEN_KEY);
   const target = parseRoute(location.hash);
   if (token === null && target.name !== "signin") {
@@ -69,6 +83,7 @@ function route() {
     return;
   }
   if (connection === null) connect(token);
+  rounds.routed(target.name === "room" ? target.room : null);
   rulesLink.setAttribute("href", target.name === "rules" ? `#/rules/${target.rules}` : "#/rules/boche");
   if (page !== null && page.roomId !== undefined) connection.leave(page.roomId).catch(() => {});
   if (page !== null && page.close !== undefined) page.close();
@@ -88,6 +103,10 @@ function route() {
       break;
     case "records":
       page = new RecordsPage(app);
+      page.open();
+      break;
+    case "games":
+      page = new GamesPage(app, target.query);
       page.open();
       break;
     case "lobby":
@@ -137,6 +156,11 @@ function connect(token) {
         const game = ongoingGame(lobby, connection.player?.id ?? null);
         if (game !== null && page instanceof FrontPage) location.hash = `#/room/${encodeURIComponent(game.room_id)}`;
       }
+      // A tournament round paired us: to the game, unless we are playing another one.
+      const me = connection.player?.id ?? null;
+      const busyIn = page instanceof RoomPage && page.doc?.outcome === null && page.mySeat() !== null ? page.roomId : null;
+      const round = rounds.update(lobby, event, me, busyIn);
+      if (round !== null) location.hash = round;
       // Our challenge was accepted: its room (same id) is where we play now.
       const challenge = event?.t === "challenge" ? event.challenge : null;
       if (challenge !== null && challenge.status === "accepted" && challenge.challenger.id === connection.player?.id) {
@@ -238,6 +262,10 @@ function showSignIn(reason = "") {
   app.replaceChildren(element("section", { class: "sign-in" }, lines));
 }
 
+menuButton.addEventListener("click", () => showMenu(menuButton.getAttribute("aria-expanded") !== "true"));
+document.addEventListener("click", (event) => {
+  if (!menuButton.closest("header").contains(event.target)) showMenu(false);
+});
 window.addEventListener("hashchange", route);
 route();
 

@@ -189,6 +189,50 @@ def finish(
     )
 
 
+@dataclass(frozen=True, slots=True)
+class OpponentScore:
+    """A player's wins, draws and losses against one opponent."""
+
+    opponent: Player
+    won: int = 0
+    drawn: int = 0
+    lost: int = 0
+
+    def to_data(self) -> dict[str, Any]:
+        return {
+            "opponent": player_data(self.opponent),
+            "won": self.won,
+            "drawn": self.drawn,
+            "lost": self.lost,
+        }
+
+
+UNSCORED_ENDS = frozenset({"aborted", "idle"})
+"""Ends that count as neither a win, a draw nor a loss (nobody played the game out)."""
+
+
+def scores_by_opponent(games: Sequence[FinishedGame], player_id: PlayerId) -> list[OpponentScore]:
+    """The player's wins, draws and losses against each opponent in ``games`` (aborted and
+    idle games left out), the opponent met most first, then by name."""
+    scores: dict[PlayerId, OpponentScore] = {}
+    for game in games:
+        if game.reason in UNSCORED_ENDS or not game.has_player(player_id):
+            continue
+        opponent = next((p for p in game.players if p.id != player_id), game.players[1])
+        score = scores.get(opponent.id, OpponentScore(opponent))
+        winner = game.winner_player
+        if winner is None:
+            score = OpponentScore(opponent, score.won, score.drawn + 1, score.lost)
+        elif winner.id == player_id:
+            score = OpponentScore(opponent, score.won + 1, score.drawn, score.lost)
+        else:
+            score = OpponentScore(opponent, score.won, score.drawn, score.lost + 1)
+        scores[opponent.id] = score
+    return sorted(
+        scores.values(), key=lambda s: (-(s.won + s.drawn + s.lost), s.opponent.name.lower())
+    )
+
+
 def seat_holders(players: tuple[Player, Player], record: Sequence[str]) -> tuple[Player, Player]:
     """The (FIRST, SECOND) seat holders after ``record``: each swap exchanges them.
 

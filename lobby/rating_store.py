@@ -171,6 +171,21 @@ async def history(
     return [json.loads(item) for item in raw]
 
 
+async def changes(
+    client: aioredis.Redis, pool: str, game_ids: list[str]
+) -> dict[str, RatingChange]:
+    """What each of these games did to ratings in ``pool``, by game id (games that changed
+    none are left out)."""
+    if not game_ids:
+        return {}
+    raws = await client.mget([_key(pool, "applied", game_id) for game_id in game_ids])
+    return {
+        game_id: RatingChange.from_data(json.loads(raw))
+        for game_id, raw in zip(game_ids, raws, strict=True)
+        if raw is not None
+    }
+
+
 async def leaderboard(
     client: aioredis.Redis,
     game: str,

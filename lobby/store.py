@@ -22,6 +22,11 @@ Keys (all under ``lobby:``):
 ``lobby:playing:{player_id}``          set     room ids of a player's live games
 ``lobby:finished:{room_id}``           string  FinishedGame JSON (with the record)
 ``lobby:history:{player_id}``          list    room ids of a player's finished games, newest first
+``lobby:archive``                      zset    room ids of every finished game, scored by end time
+``lobby:archive:game:{game}``          zset    the same, of one game
+``lobby:archive:player:{player_id}``   zset    the same, of one player's games
+``lobby:archive:game:{g}:player:{id}`` zset    the same, of one player's games of one game
+``lobby:archive:indexed``              string  set once the archive holds every finished game
 ``lobby:started:{player_id}``          zset    games a player started lately, scored by time
 ``lobby:made:address:{address}``       zset    challenges and games made from an address lately
 ``lobby:pool:queue``, ``...:entries``  zset    quick-pairing pools (:mod:`lobby.pool_store`)
@@ -42,9 +47,9 @@ from __future__ import annotations
 
 import json
 import secrets
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import redis.asyncio as aioredis
 from redis.exceptions import WatchError
@@ -57,6 +62,7 @@ from lobby.accounts import (
     LoginLimits,
     ScryptParams,
 )
+from lobby.archive import Cursor, Query
 from lobby.attempt_store import Delay, Gate, Window
 from lobby.challenges import DEFAULT_LIMITS, Challenge, ChallengeLimits, Colour, Status
 from lobby.errors import (
@@ -91,6 +97,7 @@ _OPEN_KEY = "lobby:challenges:open"
 _CONNECTIONS_KEY = "lobby:connections"
 _DEADLINES_KEY = "lobby:connection-deadlines"
 _LIVE_GAMES_KEY = "lobby:live-games"
+_ARCHIVE_INDEXED_KEY = "lobby:archive:indexed"
 
 # Creates an account and its id index together, or nothing if the name is taken.
 _REGISTER_LUA = """
@@ -659,6 +666,7 @@ async def finish_game(redis: Redis, finished: FinishedGame) -> bool:
         for player in finished.players:
             pipe.srem(_playing_key(player.id), room_id)
             pipe.lpush(_history_key(player.id), room_id)
+        _index_finished(pipe, finished)
         await pipe.execute()
         return True
 
@@ -687,6 +695,61 @@ async def finished_games(
         return []
     raws = await redis.mget([_finished_key(room) for room in _texts(rooms)])
     return [FinishedGame.from_data(_load(raw)) for raw in raws if raw is not None]
+
+
+async def search_finished(
+    redis: Redis, query: Query, now: float
+) -> tuple[list[FinishedGame], Cursor | None]:
+    """A page of finished games matching ``query``, newest first, and the cursor of the next
+    page (None on the last).  A player named rather than given by id must be registered or
+    online: raises UnknownPlayerError otherwise."""
+    await index_finished_games(redis)
+    player_id = None
+    if query.player is not None:
+        player_id = query.player
+        if not player_id.startswith(("u:", "g:")):
+            player_id = (await find_player(redis, query.player, now)).id
+    key = _archive_key(query.game, player_id)
+    before, until = query.before, query.until
+    high: float | str = "+inf" if until is None else f"({until!r}"
+    skip = 0
+    if before is not None and (until is None or before.finished < until):
+        high = before.finished
+        skip = int(await redis.zcount(key, before.finished, before.finished))
+    low: float | str = "-inf" if query.since is None else query.since
+    scored = await redis.zrevrangebyscore(
+        key, high, low, start=0, num=query.limit + 1 + skip, withscores=True
+    )
+    found = [(_text(room), float(when)) for room, when in cast(list[tuple[bytes, float]], scored)]
+    if before is not None:
+        found = [(room, when) for room, when in found if before.comes_after(when, room)]
+    page = found[: query.limit]
+    if not page:
+        return [], None
+    raws = await redis.mget([_finished_key(room) for room, _ in page])
+    games = [FinishedGame.from_data(_load(r)) for r in raws if r is not None]
+    last_room, last_when = page[-1]
+    more = len(found) > query.limit
+    return games, Cursor(last_when, last_room) if more else None
+
+
+async def index_finished_games(redis: Redis, batch: int = 200) -> int:
+    """Bring every finished game kept before the archive existed into it, once (a mark says
+    it is done; running it again, or in two processes at once, adds nothing twice).  Returns
+    how many games it indexed."""
+    if await redis.exists(_ARCHIVE_INDEXED_KEY):
+        return 0
+    count = 0
+    async for keys in _scan_batches(redis, _finished_key("*"), batch):
+        raws = await redis.mget(keys)
+        async with redis.pipeline(transaction=True) as pipe:
+            for raw in raws:
+                if raw is not None:
+                    _index_finished(pipe, FinishedGame.from_data(_load(raw)))
+                    count += 1
+            await pipe.execute()
+    await redis.set(_ARCHIVE_INDEXED_KEY, "1")
+    return count
 
 
 def decode_events(raw: bytes | str) -> list[dict[str, Any]]:
@@ -865,6 +928,37 @@ def _dump(data: object) -> str:
 
 def _load(raw: bytes | str) -> Any:
     return json.loads(raw)
+
+
+def _index_finished(pipe: Any, finished: FinishedGame) -> None:
+    """Queue the archive entries of a finished game on a pipeline (the same end time as its
+    score in every index, so writing them again changes nothing)."""
+    entry = {finished.room_id: finished.finished}
+    pipe.zadd(_archive_key(None, None), entry)
+    pipe.zadd(_archive_key(finished.game, None), entry)
+    for player in {p.id for p in finished.players}:
+        pipe.zadd(_archive_key(None, player), entry)
+        pipe.zadd(_archive_key(finished.game, player), entry)
+
+
+async def _scan_batches(redis: Redis, pattern: str, batch: int) -> AsyncIterator[list[str]]:
+    """The keys matching ``pattern``, in batches of about ``batch``."""
+    cursor: int = 0
+    while True:
+        cursor, keys = await redis.scan(cursor, match=pattern, count=batch)
+        if keys:
+            yield _texts(keys)
+        if cursor == 0:
+            return
+
+
+def _archive_key(game: str | None, player_id: PlayerId | None) -> str:
+    key = "lobby:archive"
+    if game is not None:
+        key += f":game:{game}"
+    if player_id is not None:
+        key += f":player:{player_id}"
+    return key
 
 
 def _challenge_key(challenge_id: str) -> str:

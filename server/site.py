@@ -1,20 +1,22 @@
 """The pages around the games: the rules pages rendered from ``docs/rules``, their figures, a
 position of each game for the front page, and the players' pages.
 
-``GET /api/rules`` lists the pages; ``GET /api/rules/<page>`` is one page as HTML (rendered
-once per process from the project's own Markdown, with markdown-it-py: a CommonMark renderer
-with tables, so the pages read exactly as they do in the repository) and
-``GET /api/rules/<game>/example`` its worked example position by position; ``GET
+``GET /api/rules`` lists the pages; ``GET /api/rules/<page>`` is one page as HTML (rendered once
+per process from the project's own Markdown, with markdown-it-py: a CommonMark renderer with
+tables, so the pages read exactly as they do in the repository) and ``GET
+/api/rules/<game>/example`` its worked example position by position; ``GET
 /rules/figures/<name>.svg`` is a figure the engines drew; ``GET /api/showcase`` is, for each
 game, the plain data of a position a few moves in, which the front page draws with the game
-page's own drawing code; ``GET /api/games/<game>/options?text=`` checks an option text with
-the rules (its canonical form, or 400 with the reason); ``GET /api/players/<id>`` is a
-player's page (ratings in each game, games now, recent games); ``GET /api/pools`` how many
-wait in each quick-pairing pool.  In the rendered pages, links
-between the pages become the site's addresses (``#/rules/<page>/<heading>``), figures point at
-the figure route, and links to anything else (repository files, other sites) become plain
-text: the site links only to itself.  Imports markdown-it-py, Starlette, :mod:`rules`, the lobby's
-option check, stores and ratings, and the wire's error codes; holds no state but its caches.
+page's own drawing code; ``GET /api/games/<game>/options?text=`` checks an option text with the
+rules (its canonical form, or 400 with the reason); ``GET /api/players/<id>`` is a player's page
+(ratings in each game, games now, recent games); ``GET /api/pools`` how many wait in each
+quick-pairing pool; ``GET /api/games/finished`` searches the finished games by player, game and
+days, a page at a time (newest first, with ratings and their change). In the rendered pages,
+links between the pages become the site's addresses (``#/rules/<page>/<heading>``), figures
+point at the figure route, and links to anything else (repository files, other sites) become
+plain text: the site links only to itself. Imports markdown-it-py, Starlette, :mod:`rules`, the
+lobby's option check, stores and ratings, and the wire's error codes; holds no state but its
+caches.
 """
 
 from __future__ import annotations
@@ -34,10 +36,12 @@ from starlette.routing import Route
 
 from lobby import pool_store, rating_store
 from lobby import store as lobby_store
+from lobby.archive import BadQueryError, parse_query
 from lobby.challenges import canonical_options
 from lobby.errors import BadOptionsError, LobbyError, UnknownGameError, UnknownPlayerError
-from lobby.games import FinishedGame
+from lobby.games import FinishedGame, scores_by_opponent
 from lobby.identity import player_data
+from lobby.ratings import Rating, rating_pool
 from rules import GAMES
 from rules.drawing import worked_example
 from server.errors import error_code
@@ -50,6 +54,9 @@ SHOWCASE_PLIES = {"boche": 14, "che": 6, "osbox": 10, "ankor": 12, "marque": 16}
 """Moves played into each front-page position: enough to show pieces, not a finished game."""
 RECENT_GAMES = 20
 """Finished games a player's page lists (the newest)."""
+SCORED_GAMES = 200
+"""A player's page counts wins, draws and losses against each opponent over this many of
+their newest finished games."""
 _MOVE_LISTS = frozenset({"legal", "legal_blocks", "premoves"})
 _FIGURE_NAME = re.compile(r"[a-z]+(-[a-z]+)*")
 
@@ -65,6 +72,7 @@ def routes() -> list[Route]:
         Route("/api/games/{game}/options", check_options),
         Route("/api/players/{player}", player_page),
         Route("/api/pools", pool_counts),
+        Route("/api/games/finished", finished_games),
     ]
 
 
@@ -141,14 +149,33 @@ async def pool_counts(request: Request) -> Response:
     return JSONResponse({"waiting": await pool_store.waiting(client, time.time())})
 
 
+async def finished_games(request: Request) -> Response:
+    """A page of finished games, newest first: ``?player=`` (id or name), ``game``, ``from``
+    and ``to`` (days, UTC), ``before`` (the cursor ``next`` of the previous page) and
+    ``limit`` (at most :data:`lobby.archive.MAX_PAGE_SIZE`).  400 names a parameter that
+    means nothing; 404 a player name nobody registered (nor online)."""
+    client = request.app.state.runtime.client
+    try:
+        query = parse_query(request.query_params)
+        games, cursor = await lobby_store.search_finished(client, query, time.time())
+    except BadQueryError as error:
+        return JSONResponse({"code": "bad_request", "message": str(error)}, status_code=400)
+    except UnknownPlayerError as error:
+        return JSONResponse({"code": "unknown_player", "message": str(error)}, status_code=404)
+    lines = await _rated_lines(client, games)
+    return JSONResponse({"games": lines, "next": None if cursor is None else cursor.text()})
+
+
 async def player_page(request: Request) -> Response:
-    """A player's page: who they are, their rating in each game, the games they play now and
-    their last finished games (newest first, with the winner's id); 404 for a player nobody
+    """A player's page: who they are, their rating in each game, the games they play now,
+    their last finished games (newest first, with the winner's id) and their wins, draws and
+    losses against each opponent (over their last :data:`SCORED_GAMES`); 404 for a player nobody
     knows (no account, not online, in no game kept)."""
     client = request.app.state.runtime.client
     player_id = request.path_params["player"]
     playing = await lobby_store.current_games(client, player_id)
-    recent = await lobby_store.finished_games(client, player_id, 0, RECENT_GAMES)
+    scored = await lobby_store.finished_games(client, player_id, 0, SCORED_GAMES)
+    recent = scored[:RECENT_GAMES]
     try:
         player = await lobby_store.find_player(client, player_id, time.time())
     except UnknownPlayerError:
@@ -172,6 +199,7 @@ async def player_page(request: Request) -> Response:
             "ratings": ratings,
             "playing": [g.to_data() for g in playing],
             "recent": [_finished_line(g) for g in recent],
+            "opponents": [s.to_data() for s in scores_by_opponent(scored, player_id)],
         }
     )
 
@@ -250,6 +278,38 @@ def _finished_line(game: FinishedGame) -> dict[str, Any]:
     winner = game.winner_player
     data["winner_id"] = None if winner is None else winner.id
     return data
+
+
+async def _rated_lines(client: Any, games: list[FinishedGame]) -> list[dict[str, Any]]:
+    """Finished games for a list, each with ``ratings``: by player id, the rating before the
+    game (as shown, ``?`` while provisional) and its change, or None when it rated nobody."""
+    pools: dict[str, list[str]] = {}
+    for game in games:
+        if game.rated:
+            pools.setdefault(rating_pool(game.game, *game.players), []).append(game.room_id)
+    found = {}
+    for pool, rooms in pools.items():
+        found.update(await rating_store.changes(client, pool, rooms))
+    lines = []
+    for game in games:
+        line = _finished_line(game)
+        change = found.get(game.room_id)
+        line["ratings"] = None
+        if change is not None:
+            line["ratings"] = {
+                change.first: _rating_line(change.first_before, change.first_after),
+                change.second: _rating_line(change.second_before, change.second_after),
+            }
+        lines.append(line)
+    return lines
+
+
+def _rating_line(before: Rating, after: Rating) -> dict[str, Any]:
+    return {
+        "before": before.text(),
+        "after": after.text(),
+        "change": round(after.rating - before.rating),
+    }
 
 
 def _site_links(children: list[Token], page: str) -> list[Token]:

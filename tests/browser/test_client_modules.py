@@ -219,3 +219,38 @@ async def test_the_page_says_clocks_and_results_in_words(page: Page) -> None:
         "Dark ran out of time: Light wins.",
         "Draw by agreement.",
     ]
+
+
+async def test_a_finished_game_says_how_it_ended_as_a_person_would(page: Page) -> None:
+    said = await page.evaluate(
+        """async () => {
+            const { endingWords } = await import("/archive.js");
+            const players = [{ id: "u:a", name: "annie" }, { id: "u:b", name: "bobby" }];
+            const ended = (moves, winner_id, reason) =>
+                endingWords({ players, moves, winner_id, reason });
+            return [
+                ended(0, "u:b", "resignation"),
+                ended(0, "u:a", "time"),
+                ended(7, "u:a", "time"),
+                ended(1, "u:b", "abandonment"),
+                ended(0, null, "aborted"),
+                ended(3, null, "idle"),
+                ended(0, null, "idle"),
+                ended(30, null, "agreement"),
+                ended(41, null, "the same position occurred for the third time"),
+                ended(12, "u:a", "connected the three sides"),
+            ];
+        }"""
+    )
+    assert said == [
+        "annie resigned before the first move",
+        "bobby lost on time before moving",
+        "bobby ran out of time after 7 moves",
+        "annie left the game after 1 move",
+        "Aborted before the first move",
+        "Nobody moved for too long after 3 moves: no result",
+        "Nobody made the first move: no result",
+        "Drawn by agreement after 30 moves",
+        "Drawn after 41 moves: the same position occurred for the third time",
+        "annie won after 12 moves: connected the three sides",
+    ]

@@ -19,7 +19,7 @@ from lobby.identity import Player, new_guest
 from server.client import Client
 from tests.browser.conftest import Opener
 from tests.browser.test_reconnect import HOLD_AND_CUT, RELEASE
-from tests.e2e.conftest import RunningServer, token_for
+from tests.e2e.conftest import RunningServer, make_room, token_for
 from tests.e2e.test_tournaments import scheduler
 
 
@@ -96,6 +96,11 @@ async def test_a_tournament_is_made_joined_started_and_its_result_pushed_to_ever
     await expect(running).to_contain_text("1/1")
     event = await _followed(server, tid)
     (game,) = event["games"]
+    # Both players are taken to their game; Bob goes back to the event's page.
+    for page in (ann_page, bob_page):
+        await expect(page).to_have_url(f"{server.base_url}/#/room/{game['room']}")
+    await bob_page.go_back()
+    await expect(bob_page.locator(".tournament-page h1")).to_have_text("Autumn cup")
     pairing = bob_page.locator(f'.pairings li[data-game="{game["id"]}"]')
     await expect(pairing).to_contain_text("playing")
     link = pairing.get_by_role("link")
@@ -123,6 +128,7 @@ async def test_a_tournament_is_made_joined_started_and_its_result_pushed_to_ever
         await resigner.resign(game["room"])
     finally:
         await resigner.close()
+    await ann_page.go_back()
     for page in (ann_page, bob_page, eve_page):
         await expect(page.locator(".tournament-facts")).to_contain_text("finished")
         await expect(page.locator("table.standings tbody tr").first).to_contain_text(winner)
@@ -191,3 +197,59 @@ async def test_connection_js_keeps_the_newest_copy_of_an_event_and_of_the_list(
         }"""
     )
     assert result == {"seen": [3, [5, 1]], "kept": 3, "followed": ["t1"]}
+
+
+async def test_a_player_waiting_on_the_site_is_taken_to_each_rounds_game(
+    open_page: Opener, server: RunningServer, redis_client: aioredis.Redis, artifacts: Path
+) -> None:
+    """In the lobby or on the tournaments page (the event's own page: the test above), a
+    round's start takes a player to their game with a note; one still playing another game
+    gets the note and a link."""
+    now = [time.time()]
+    service = scheduler(server, now)
+    players = [await account(redis_client, name) for name in ("annie", "bobby", "cara", "dan")]
+    ann = players[0]
+    settings = tn.Settings("osbox", tn.Format.SWISS, now[0] + 600, 4, rounds=3)
+    event = await service.create(ann, settings)
+    for player in players:
+        await service.join(player, event.id)
+    casual = await make_room(redis_client, ann, new_guest(), game="che", room_id="b-casual")
+    page = await open_page("/#/lobby", player=ann)
+    await expect(page.locator(".lobby h1")).to_have_text("Lobby")
+    notice = page.locator("#round-notice")
+    await expect(notice).to_be_hidden()
+    now[0] += 700
+    await service.step()
+    # Between rounds Ann waits on the tournaments page, then plays a casual game.
+    for round_number, waits_on in ((1, "/#/tournaments"), (2, f"/#/room/{casual}"), (3, "")):
+        t = await service.get(event.id)
+        (game,) = [g for g in t.games if g.round == round_number and ann.id in (g.first, g.second)]
+        opponent = next(p for p in players if p.id in (game.first, game.second) and p is not ann)
+        started = f"Round {round_number} started: your game against {opponent.name}"
+        if round_number == 3:  # still in her casual game: the note links to the new one
+            await expect(notice).to_have_text(f"{started} Go to it")
+            await expect(page).to_have_url(f"{server.base_url}/#/room/{casual}")
+            await page.screenshot(path=artifacts / "tournament-round-busy.png")
+            await notice.get_by_role("link", name="Go to it").click()
+        await expect(page).to_have_url(f"{server.base_url}/#/room/{game.id}")
+        await expect(notice).to_contain_text(started)
+        await expect(page.locator(".turn")).not_to_have_text("Joining…")
+        await page.screenshot(path=artifacts / f"tournament-round-{round_number}.png")
+        if waits_on:
+            await page.goto(waits_on)
+            await expect(notice).to_be_hidden()
+            if round_number == 2:
+                await expect(page.locator(".turn")).not_to_have_text("Joining…")
+        # Every game of the round ends: the first seat resigns each.
+        for board in [g for g in t.games if g.round == round_number and g.second is not None]:
+            resigner = await Client.connect(
+                server.ws_url, token_for(next(p for p in players if p.id == board.first))
+            )
+            try:
+                await resigner.join(board.id)
+                await resigner.resign(board.id)
+            finally:
+                await resigner.close()
+        await service.wait_idle()
+    finished = await service.get(event.id)
+    assert finished.status is tn.Status.FINISHED

@@ -4,12 +4,16 @@ positions, the option check, and players' pages."""
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import Any
 
 import redis.asyncio as aioredis
 
-from lobby.identity import new_guest
+from lobby import store as lobby_store
+from lobby.identity import Player, new_guest
+from server import store
 from server.client import Client
+from server.rooms import SeatHolder, new_room
 from tests.e2e.conftest import RunningServer, make_room, token_for
 from tests.e2e.test_lobby import http
 
@@ -87,3 +91,67 @@ async def test_the_pools_say_how_many_wait(app_server: RunningServer) -> None:
         assert status == 200 and body == {"waiting": {"ankor/1d/casual": 1}}
     finally:
         await client.close()
+
+
+async def finished_rated_game(
+    server: RunningServer,
+    client: aioredis.Redis,
+    room_id: str,
+    game: str = "osbox",
+    players: tuple[Player, Player] | None = None,
+) -> tuple[Player, Player]:
+    """A rated game between two accounts (new ones unless given) that the first seat resigns
+    before moving, once the lobby has it among the finished games."""
+    if players is None:
+        now = time.time()
+        register = lobby_store.register
+        ann = (await register(client, f"ann{room_id}", "a long password", now)).player
+        bob = (await register(client, f"bob{room_id}", "a long password", now)).player
+    else:
+        ann, bob = players
+    seats = (SeatHolder(ann.id, ann.name), SeatHolder(bob.id, bob.name))
+    await store.create_room(client, new_room(room_id, game, "", seats, rated=True))
+    resigner = await Client.connect(server.ws_url, token_for(ann))
+    try:
+        await resigner.join(room_id)
+        await resigner.resign(room_id)
+    finally:
+        await resigner.close()
+    async with asyncio.timeout(10):
+        while room_id not in {g.room_id for g in await lobby_store.finished_games(client, ann.id)}:
+            await asyncio.sleep(0.05)  # the lobby follows the rooms in passes
+    return ann, bob
+
+
+async def test_finished_games_are_searched_by_player_game_and_day(
+    app_server: RunningServer, redis_client: aioredis.Redis
+) -> None:
+    ann, bob = await finished_rated_game(app_server, redis_client, "rated1")
+    await finished_rated_game(app_server, redis_client, "rated2", game="che")
+    status, page = await get(app_server, f"/api/games/finished?player={ann.name.upper()}")
+    assert status == 200 and page["next"] is None
+    [line] = page["games"]
+    assert line["room_id"] == "rated1" and line["game"] == "osbox" and line["moves"] == 0
+    assert line["winner_id"] == bob.id and line["reason"] == "resignation"
+    assert "record" not in line
+    ann_rating, bob_rating = line["ratings"][ann.id], line["ratings"][bob.id]
+    assert ann_rating["before"] == "1500?" and ann_rating["change"] < 0 < bob_rating["change"]
+    today = time.strftime("%Y-%m-%d", time.gmtime())
+    status, page = await get(app_server, f"/api/games/finished?from={today}&limit=1")
+    assert status == 200 and [g["room_id"] for g in page["games"]] == ["rated2"]
+    status, page = await get(app_server, f"/api/games/finished?limit=1&before={page['next']}")
+    assert [g["room_id"] for g in page["games"]] == ["rated1"] and page["next"] is None
+    status, page = await get(app_server, "/api/games/finished?game=che&to=2020-01-01")
+    assert status == 200 and page == {"games": [], "next": None}
+
+
+async def test_a_search_that_means_nothing_is_refused_with_the_reason(
+    app_server: RunningServer,
+) -> None:
+    status, refused = await get(app_server, "/api/games/finished?limit=500")
+    assert status == 400 and refused["code"] == "bad_request"
+    assert "1 to 50" in refused["message"]
+    status, refused = await get(app_server, "/api/games/finished?from=26/11/2026")
+    assert status == 400 and "YYYY-MM-DD" in refused["message"]
+    status, refused = await get(app_server, "/api/games/finished?player=nobody-at-all")
+    assert status == 404 and refused["code"] == "unknown_player"

@@ -133,3 +133,34 @@ def test_an_imported_record_names_its_game_or_is_told_it() -> None:
         games.view_record(broken)
     with pytest.raises(UnknownGameError):
         games.view_record(bare, game="chess")
+
+
+def ended(
+    players: tuple[Player, Player], winner: Seat | None, reason: str, room: str
+) -> FinishedGame:
+    return FinishedGame(room, "che", "", players, False, 0.0, 1.0, (), winner, reason)
+
+
+def test_scores_by_opponent_count_wins_draws_and_losses_of_played_games() -> None:
+    carol = Player(id="u:carol", name="carol", guest=False)
+    history = [
+        ended((ALICE, BOB), Seat.FIRST, "resignation", "1"),
+        ended((BOB, ALICE), Seat.FIRST, "time", "2"),
+        ended((ALICE, BOB), None, "agreement", "3"),
+        ended((BOB, ALICE), Seat.SECOND, "resignation", "4"),
+        ended((ALICE, BOB), None, "aborted", "5"),
+        ended((carol, ALICE), None, "idle", "6"),
+        ended((carol, ALICE), Seat.FIRST, "connected the sides", "7"),
+        ended((carol, BOB), Seat.FIRST, "resignation", "8"),
+    ]
+    scores = games.scores_by_opponent(history, ALICE.id)
+    assert [(s.opponent, s.won, s.drawn, s.lost) for s in scores] == [
+        (BOB, 2, 1, 1),
+        (carol, 0, 0, 1),
+    ]
+    assert scores[1].to_data() == {
+        "opponent": {"id": "u:carol", "name": "carol", "guest": False},
+        "won": 0,
+        "drawn": 0,
+        "lost": 1,
+    }

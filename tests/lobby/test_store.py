@@ -17,6 +17,7 @@ import redis.asyncio as aioredis
 
 from lobby import store
 from lobby.accounts import DEFAULT_LOGIN_LIMITS, LoginLimits, ScryptParams
+from lobby.archive import Cursor, Query
 from lobby.attempt_store import Window
 from lobby.challenges import ChallengeLimits, Colour, Status, rematch_id
 from lobby.errors import (
@@ -725,3 +726,69 @@ async def test_a_rematch_is_stored_once_when_both_players_ask(
         await store.rematch_challenge(redis_client, live.room_id, carol, T0 + 61, id="other")
     with pytest.raises(UnknownRoomError):
         await store.rematch_challenge(redis_client, "nowhere", alice, T0 + 61)
+
+
+def finished_at(
+    room_id: str, when: float, players: tuple[Player, Player], game: str
+) -> FinishedGame:
+    return FinishedGame(
+        room_id=room_id,
+        game=game,
+        options="",
+        players=players,
+        rated=False,
+        started=when - 60,
+        finished=when,
+        record=("a",),
+        winner=Seat.FIRST,
+        reason="resignation",
+    )
+
+
+async def test_searching_finished_games_filters_and_pages_newest_first(
+    redis_client: aioredis.Redis,
+) -> None:
+    alice, bob, carol = new_guest(bytes(8)), new_guest(bytes([1] * 8)), new_guest(bytes([2] * 8))
+    other = sorted(GAMES)[1]
+    # Five games of alice's, two ending at the same moment, and one of bob and carol's.
+    for room, when, players, game in [
+        ("a1", T0 + 1, (alice, bob), GAME),
+        ("a2", T0 + 2, (bob, alice), other),
+        ("a3", T0 + 3, (alice, carol), GAME),
+        ("a4", T0 + 3, (alice, bob), GAME),
+        ("a5", T0 + 5, (carol, alice), GAME),
+        ("bc", T0 + 4, (bob, carol), GAME),
+    ]:
+        assert await store.finish_game(redis_client, finished_at(room, when, players, game))
+
+    async def rooms(**asked: Any) -> tuple[list[str], Cursor | None]:
+        games, cursor = await store.search_finished(redis_client, Query(**asked), T0)
+        return [g.room_id for g in games], cursor
+
+    assert (await rooms())[0] == ["a5", "bc", "a4", "a3", "a2", "a1"]
+    first, cursor = await rooms(player=alice.id, limit=2)
+    assert first == ["a5", "a4"] and cursor == Cursor(T0 + 3, "a4")
+    second, cursor = await rooms(player=alice.id, limit=2, before=cursor)
+    assert second == ["a3", "a2"] and cursor is not None
+    assert await rooms(player=alice.id, limit=2, before=cursor) == (["a1"], None)
+    assert (await rooms(player=bob.id, game=GAME))[0] == ["bc", "a4", "a1"]
+    assert (await rooms(game=other))[0] == ["a2"]
+    assert (await rooms(since=T0 + 2, until=T0 + 4))[0] == ["a4", "a3", "a2"]
+    assert (await rooms(until=T0 + 4, before=Cursor(T0 + 5, "a5"), limit=1))[0] == ["a4"]
+    assert await rooms(player="g:nobody") == ([], None)
+    with pytest.raises(UnknownPlayerError):
+        await rooms(player="Nobody at all")
+
+
+async def test_finished_games_kept_before_the_archive_are_found(
+    redis_client: aioredis.Redis,
+) -> None:
+    alice, bob = new_guest(bytes(8)), new_guest(bytes([1] * 8))
+    old = finished_at("old", T0, (alice, bob), GAME)
+    # As the store kept a finished game before it indexed them.
+    await redis_client.set(f"lobby:finished:{old.room_id}", json.dumps(old.to_data()))
+    await redis_client.lpush(f"lobby:history:{alice.id}", old.room_id)
+    await store.finish_game(redis_client, finished_at("new", T0 + 9, (bob, alice), GAME))
+    games, _ = await store.search_finished(redis_client, Query(player=alice.id), T0 + 10)
+    assert games == [finished_at("new", T0 + 9, (bob, alice), GAME), old]
+    assert await store.index_finished_games(redis_client) == 0  # once is enough
