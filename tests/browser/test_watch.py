@@ -49,7 +49,9 @@ async def test_a_spectator_page_draws_a_game_under_way(
         watcher = await open_page(f"/#/room/{room}", phone=False)
         await expect(watcher.locator(".moves .move")).to_have_count(len(doc["record"]))
         assert await watcher.locator(".moves .move").all_inner_texts() == doc["record"]
-        pieces = watcher.locator("svg.board").locator(":is(.face, .cube, .tile, .die, .piece):not(.fading)")
+        pieces = watcher.locator("svg.board").locator(
+            ":is(.face, .cube, .tile, .die, .piece):not(.fading)"
+        )
         assert await pieces.count() > 0
         await watcher.locator("svg.board").screenshot(path=artifacts / f"{game}-midgame.png")
     finally:
