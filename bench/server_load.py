@@ -626,7 +626,7 @@ def start_server(
 
 CATEGORIES = (
     ("rules engine", ("/rules/", "/tests/server/tictactoe")),
-    ("server: diff", ("/server/diff.py",)),
+    ("protocol: diff", ("/protocol/diff.py",)),
     ("server: rooms, service, connection", ("/server/",)),
     ("msgpack", ("msgpack",)),
     ("redis-py", ("/redis/",)),

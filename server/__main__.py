@@ -25,9 +25,9 @@ from typing import IO
 
 import uvicorn
 
+from protocol.messages import MAX_FRAME_BYTES
 from server.app import create_app
 from server.embedded_redis import EmbeddedRedis
-from server.protocol import MAX_FRAME_BYTES
 from server.settings import ROOT, Settings, from_environment
 
 GRACEFUL_SHUTDOWN_SECONDS = 5

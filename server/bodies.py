@@ -6,7 +6,7 @@ route's :class:`msgspec.Struct` (types, bounds, required fields; unknown fields 
 a handler sees only values of the right type and range.  NaN and Infinity are not JSON and a
 number too large for a float is refused, so nothing non-finite gets in; every field is a
 scalar, so a body nests one object deep at most.  An empty body reads as ``{}``.
-Imports msgspec, lobby (for its limits) and server.errors; no I/O.
+Imports msgspec, lobby (for its limits) and protocol.errors; no I/O.
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ import msgspec
 from lobby import tournaments as tn
 from lobby.accounts import MAX_PASSWORD_LENGTH
 from lobby.clocks import MAX_LIVE_SECONDS
+from protocol.errors import BadRequestError
 from rules.record import RECORD_BYTES, RECORD_MOVES
-from server.errors import BadRequestError
 
 MAX_BODY_BYTES = 4096
 """Largest body a route reads; a longer one is refused before it is decoded."""

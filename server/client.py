@@ -25,8 +25,9 @@ import msgpack
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
-from server import protocol
-from server.diff import DiffError, apply
+from protocol import messages
+from protocol.diff import DiffError, apply
+from protocol.errors import FrameError, RequestId
 
 _REPLIES = frozenset(
     (
@@ -108,7 +109,7 @@ def apply_lobby_event(lobby: dict[str, Any], event: dict[str, Any], me: str) -> 
         if event["presence"] is not None:
             lobby["online"].append(event["presence"])
     else:
-        raise protocol.FrameError(f"unknown lobby event {kind!r}")
+        raise FrameError(f"unknown lobby event {kind!r}")
 
 
 class Client:
@@ -134,8 +135,8 @@ class Client:
         self.frames_received = 0
         self.on_diff: Callable[[str, int], None] | None = None
         self._ids = itertools.count(1)
-        self._replies: dict[protocol.RequestId, asyncio.Future[dict[str, Any]]] = {}
-        self._sync_requests: dict[protocol.RequestId, RoomView] = {}
+        self._replies: dict[RequestId, asyncio.Future[dict[str, Any]]] = {}
+        self._sync_requests: dict[RequestId, RoomView] = {}
         self._changed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._welcome: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._tasks: set[asyncio.Task[None]] = set()
@@ -208,7 +209,7 @@ class Client:
         room: str,
         text: str,
         version: int | None = None,
-        request_id: protocol.RequestId | None = None,
+        request_id: RequestId | None = None,
     ) -> int:
         """Play ``text`` from ``version`` (default: the view's); the version after the move."""
         body: dict[str, Any] = {
@@ -382,9 +383,9 @@ class Client:
         try:
             async for frame in self.socket:
                 if isinstance(frame, str):
-                    raise protocol.FrameError("the server sent a text frame")
+                    raise FrameError("the server sent a text frame")
                 self.frames_received += 1
-                self._handle(protocol.decode_server(frame))
+                self._handle(messages.decode_server(frame))
                 self._notify()
         except ConnectionClosed:
             pass  # the end of every connection; ``socket.close_code`` says how it ended
@@ -453,7 +454,7 @@ class Client:
             if future is not None and not future.done():
                 future.set_result(body)
         else:
-            raise protocol.FrameError(f"unexpected server message {kind!r}")
+            raise FrameError(f"unexpected server message {kind!r}")
 
     def _keep_tournament(self, event: dict[str, Any]) -> None:
         """Keep the newest copy: an event pushed before the reply may be newer than it."""

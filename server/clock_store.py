@@ -35,8 +35,8 @@ from typing import TYPE_CHECKING
 import redis.asyncio as aioredis
 
 from lobby import clocks
+from protocol.errors import UnknownRoomError
 from server import store
-from server.errors import UnknownRoomError
 from server.rooms import Idle, Room, RoomId, Timeout, idle_deadline
 
 if TYPE_CHECKING:

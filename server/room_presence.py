@@ -30,8 +30,8 @@ from typing import TYPE_CHECKING
 
 import redis.asyncio as aioredis
 
+from protocol.errors import UnknownRoomError
 from server.coalesce import Coalesced
-from server.errors import UnknownRoomError
 from server.rooms import Presence, RoomId
 
 if TYPE_CHECKING:

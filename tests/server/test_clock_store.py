@@ -10,9 +10,9 @@ import pytest
 import redis.asyncio as aioredis
 
 from lobby.clocks import DAY, MAX_LAG_CREDIT
+from protocol.errors import BadOptionsError
 from rules.api import Seat
 from server import clock_store, store
-from server.errors import BadOptionsError
 from server.fanout import Fanout
 from server.metrics import Metrics
 from server.rooms import (
@@ -275,7 +275,7 @@ def test_a_player_who_leaves_is_shown_away_and_back(ttt: ModuleType) -> None:
 
 def test_the_opponent_may_claim_the_win_only_after_the_grace_period(ttt: ModuleType) -> None:
     from lobby.clocks import AWAY_GRACE
-    from server.errors import CannotClaimError
+    from protocol.errors import CannotClaimError
     from server.rooms import ABANDONMENT, Claim, Presence
 
     room = decide(_room("10+0"), Move(ANN.id, 0, "a1", now=0.0)).room
@@ -293,7 +293,7 @@ def test_the_opponent_may_claim_the_win_only_after_the_grace_period(ttt: ModuleT
 
 
 def test_a_correspondence_game_has_no_claim(ttt: ModuleType) -> None:
-    from server.errors import CannotClaimError
+    from protocol.errors import CannotClaimError
     from server.rooms import Claim, Presence
 
     room = decide(_room("3d"), Presence(BOB.id, here=False, now=0.0)).room

@@ -20,9 +20,9 @@ from redis.exceptions import OutOfMemoryError
 from lobby import rating_store
 from lobby import store as lobby_store
 from lobby.challenges import ChallengeLimits, Status
-from lobby.errors import LimitReachedError
 from lobby.games import LiveGame
 from lobby.identity import Player
+from protocol.errors import LimitReachedError
 from server import clock_store, outbox, store
 from server.fanout import Fanout
 from server.lobby_service import LobbyService

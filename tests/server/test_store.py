@@ -9,9 +9,9 @@ import pytest
 import redis.asyncio as aioredis
 import redis.exceptions
 
+from protocol.diff import diff
+from protocol.messages import decode_server, encode_diff
 from server import store
-from server.diff import diff
-from server.protocol import decode_server, encode_diff
 from server.rooms import Move, Room, SeatHolder, decide, new_room, room_doc
 from tests.conftest import RedisServer
 
