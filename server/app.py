@@ -46,7 +46,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
-from lobby import attempt_store, rating_store
+from lobby import attempt_store, rating_store, secret_store
 from lobby import store as lobby_store
 from lobby.accounts import LoginLimits, name_key
 from lobby.attempt_store import Window
@@ -129,7 +129,7 @@ def create_app(settings: Settings) -> Starlette:
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         client = store.redis_client(redis_url, settings.redis_pool_size)
-        secret = settings.session_secret or await store.session_secret(
+        secret = settings.session_secret or await secret_store.session_secret(
             client, secrets.token_bytes(32)
         )
         process_id = uuid.uuid4().hex

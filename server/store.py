@@ -311,14 +311,6 @@ async def change_watchers(
     return int(await _run(client, _WATCHERS, [watchers_key(room_id)], [process_id, str(delta)]))
 
 
-async def session_secret(client: aioredis.Redis, fresh: bytes) -> bytes:
-    """The secret shared by every server process on this Redis (``fresh`` if none was set)."""
-    await client.set("server:session_secret", fresh, nx=True)
-    stored = await client.get("server:session_secret")
-    assert stored is not None
-    return stored if isinstance(stored, bytes) else str(stored).encode()
-
-
 class Batcher:
     """Sends the scripts issued during one event-loop turn as one write on a connection of
     its own, and reads their replies in order as they come.  Each script stays atomic.

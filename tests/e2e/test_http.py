@@ -15,8 +15,9 @@ import redis.asyncio as aioredis
 from websockets.asyncio.client import connect as ws_connect
 from websockets.exceptions import InvalidStatus
 
+from bench.loopback.http import request
+from client import Client, guest
 from lobby.identity import issue_token, new_guest
-from server.client import Client, guest
 from tests.conftest import RedisServer
 from tests.e2e.conftest import (
     SECRET,
@@ -26,7 +27,6 @@ from tests.e2e.conftest import (
     start_server,
     token_for,
 )
-from tests.e2e.http import request
 
 
 def get(url: str) -> tuple[int, str]:

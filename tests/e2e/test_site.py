@@ -8,8 +8,8 @@ from typing import Any
 
 import redis.asyncio as aioredis
 
+from client import Client
 from lobby.identity import new_guest
-from server.client import Client
 from tests.e2e.conftest import RunningServer, make_room, token_for
 from tests.e2e.test_lobby import http
 

@@ -19,11 +19,11 @@ from typing import Any
 import pytest
 import redis.asyncio as aioredis
 
+from client import Client
 from lobby import rating_store
 from lobby.identity import Player, new_guest
 from protocol.errors import ErrorCode, TournamentError, error_code
 from server import store
-from server.client import Client
 from server.embedded_redis import free_port
 from server.tournament_service import TournamentService
 from tests.conftest import RedisServer

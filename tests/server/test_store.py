@@ -160,13 +160,6 @@ async def test_watchers_add_up_over_processes(redis_client: aioredis.Redis) -> N
     assert await redis_client.hkeys(store.watchers_key("r1")) == [b"proc-b"]
 
 
-async def test_the_session_secret_is_shared_by_every_process(
-    redis_client: aioredis.Redis,
-) -> None:
-    first = await store.session_secret(redis_client, b"one")
-    assert await store.session_secret(redis_client, b"two") == first == b"one"
-
-
 async def test_batched_commits_keep_their_own_results(
     redis_client: aioredis.Redis, ttt: ModuleType
 ) -> None:

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from client import apply_lobby_event
 from protocol.errors import FrameError
-from server.client import apply_lobby_event
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "lobby_events.json"
 

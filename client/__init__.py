@@ -2,12 +2,35 @@
 
 It also follows the lobby (a snapshot, then events applied by :func:`apply_lobby_event`),
 makes, accepts, declines and cancels challenges, and follows tournaments (each event kept at
-the highest version received).
+the highest version received).  A bot or a tool is a few lines; this one takes the first open
+challenge and plays random legal moves until the game ends::
 
-Tests, the benchmark and bots use it.  Each joined room is kept as a :class:`RoomView` whose
-``doc`` is the server's room state: a snapshot replaces it, a diff applies only on top of the
-version before it, and a gap makes the client ask ``sync``.  Nothing here knows a game.
-Imports the websockets client, protocol and diff; nothing in the server imports it.
+    import asyncio, random
+    from client import Client, guest
+    from rules import find_game
+
+    async def play_one_game(base_url: str) -> dict:  # e.g. "http://127.0.0.1:8000"
+        me, token = await asyncio.to_thread(guest, base_url)
+        client = await Client.connect(base_url.replace("http", "ws", 1) + "/ws", token)
+        await client.follow_lobby()
+        lobby = await client.wait_lobby(lambda lobby: bool(lobby["open"]), timeout=600)
+        room = await client.accept(lobby["open"][0]["id"])
+        view = await client.join(room)
+        game = find_game(view.doc["game"])
+        seat = [holder["id"] for holder in view.doc["seats"]].index(me["id"])
+        while view.doc["outcome"] is None:
+            version = view.version + 1  # the next move, whoever makes it
+            if view.doc["to_move"] == seat:
+                moves = list(game.legal_moves(game.from_data(view.doc["data"])))
+                version = await client.move(room, game.move_text(random.choice(moves)))
+            view = await client.wait_version(room, version, timeout=600)
+        await client.close()
+        return view.doc["outcome"]
+
+Each joined room is kept as a :class:`RoomView` whose ``doc`` is the server's room state: a
+snapshot replaces it, a diff applies only on top of the version before it, and a gap makes the
+client ask ``sync``.  Nothing here knows a game.  Tests, the benchmarks and the bots use it.
+Imports the websockets client and :mod:`protocol` only; nothing in the server imports it.
 """
 
 from __future__ import annotations
