@@ -80,7 +80,8 @@ from protocol.errors import (
 from rules import GAMES
 from rules.api import Seat, describe_flags
 from rules.record import Record, record_text
-from server import bodies, clock_store, replay, site, store
+from server import bodies, replay, site, store
+from server.adjudicator import Adjudicator
 from server.auth import authenticate, guest_session, player_data
 from server.bodies import Credentials, Empty, ImportedRecord, NewTournament
 from server.connection import Connection
@@ -204,7 +205,7 @@ def create_app(settings: Settings) -> Starlette:
             replay_pool,
         )
         app.state.runtime = runtime
-        adjudicator = clock_store.Adjudicator(service)
+        adjudicator = Adjudicator(service)
         await fanout.start()
         await lobby.start()
         adjudicator.start()

@@ -101,7 +101,9 @@ class RoomService:
         self._cache: OrderedDict[RoomId, Loaded] = OrderedDict()
         self.batcher = store.Batcher(client)
         self.counts = Coalesced(self._update_count, count_every, "spectator count")
-        self.presence = room_presence.RoomPresence(self, presence_lease)
+        self.presence = room_presence.RoomPresence(
+            client, process_id, self.current, self.command, self.counts.every, presence_lease
+        )
         """The leases of this process's seated sockets (who is here, over every process)."""
         self.on_commit: Callable[[Room, tuple[Event, ...]], None] | None = None
         """Told of every change this process commits, at once (a hint: the outbox, not this,
