@@ -25,7 +25,7 @@ COMPILED = (
     "rules/che.py",
     "rules/marque.py",
     "rules/osbox.py",
-    "server/diff.py",
+    "protocol/diff.py",
     "server/rooms.py",
 )
 """The modules built as extensions (the others gain little: they mostly wait on sockets).

@@ -29,8 +29,8 @@ from typing import IO, Any
 from bench.server_load import percentile
 from bots.accounts import bot_player
 from bots.worker import Position
+from client import Client, RoomView, ServerReplyError
 from lobby.identity import issue_token, new_guest
-from server.client import Client, RoomView, ServerReplyError
 from server.embedded_redis import EmbeddedRedis, free_port
 
 ROOT = Path(__file__).resolve().parent.parent

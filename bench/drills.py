@@ -1,7 +1,7 @@
 """``python -m bench.drills [--games N] [--servers P] [--quiet S] [DRILL...]``: the deployment
 drills' report.
 
-Runs each drill of tests/deploy/drills.py on its own loopback deployment (redis-server with
+Runs each drill of bench/loopback/drills.py on its own loopback deployment (redis-server with
 deploy/redis.conf, P ``python -m server`` processes each reaching Redis through a TCP proxy of
 the drill's, HAProxy with deploy/haproxy.cfg) and prints, per drill: games played (all made
 through the lobby), moves acknowledged, acknowledged moves lost (must be 0), moves applied
@@ -20,8 +20,8 @@ import tempfile
 import traceback
 from pathlib import Path
 
-from tests.deploy import drills
-from tests.deploy.drills import DrillReport
+from bench.loopback import drills
+from bench.loopback.drills import DrillReport
 
 COLUMNS = (
     ("drill", 26),

@@ -48,12 +48,12 @@ from typing import Any, Self
 import msgpack
 
 from bench import engine_build
+from client import ServerReplyError
 from lobby.identity import Player, issue_token, new_guest
 from rules import GAMES, find_game
 from rules.api import GameRules
 from rules.pie import is_swap
 from server import store
-from server.client import ServerReplyError
 from server.embedded_redis import EmbeddedRedis, free_port, redis_binary, redis_version
 from server.rooms import SeatHolder, new_room
 
@@ -626,7 +626,7 @@ def start_server(
 
 CATEGORIES = (
     ("rules engine", ("/rules/", "/tests/server/tictactoe")),
-    ("server: diff", ("/server/diff.py",)),
+    ("protocol: diff", ("/protocol/diff.py",)),
     ("server: rooms, service, connection", ("/server/",)),
     ("msgpack", ("msgpack",)),
     ("redis-py", ("/redis/",)),

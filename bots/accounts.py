@@ -5,7 +5,7 @@ it by name like anyone else; the reserved ``bot-`` prefix (nobody may register i
 marks it as a bot, for the lobby page and for anything that keeps bots apart.  Its password
 is random and thrown away: a bot signs its own session token with the secret the server
 processes share (``SESSION_SECRET``, or the one kept in Redis), so no password is ever stored
-that could be guessed.  Imports lobby and server.store (for the shared secret).
+that could be guessed.  Imports lobby only.
 """
 
 from __future__ import annotations
@@ -16,10 +16,10 @@ import time
 import redis.asyncio as aioredis
 
 from bots.levels import LEVELS
+from lobby import secret_store
 from lobby import store as lobby_store
 from lobby.accounts import Account, hash_password, name_key
 from lobby.identity import Player, issue_token
-from server import store as server_store
 
 PREFIX = "bot-"
 """Every bot's name starts with this (a reserved prefix: people cannot register it)."""
@@ -75,7 +75,7 @@ async def shared_secret(redis: aioredis.Redis, configured: bytes | None) -> byte
     """The servers' session secret: ``configured`` (SESSION_SECRET) or the one in Redis."""
     if configured:
         return configured
-    return await server_store.session_secret(redis, secrets.token_bytes(32))
+    return await secret_store.session_secret(redis, secrets.token_bytes(32))
 
 
 def bot_token(secret: bytes, player: Player, now: float | None = None) -> str:

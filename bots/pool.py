@@ -28,8 +28,8 @@ import redis.asyncio as aioredis
 from bots import queue
 from bots.accounts import bot_token, ensure_accounts, shared_secret
 from bots.worker import add_shared_options, run_command, watch_parent, ws_url
+from client import Client, ServerReplyError
 from lobby.identity import Player
-from server.client import Client, ServerReplyError
 
 log = logging.getLogger("bots.pool")
 

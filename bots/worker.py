@@ -33,11 +33,11 @@ from bots import queue
 from bots.accounts import bot_token, level_of, shared_secret
 from bots.levels import Level, find_level, time_budget
 from bots.mcts import choose_move
+from client import Client, RoomView, ServerReplyError
 from lobby import clocks
 from lobby.identity import Player
 from rules import find_game
 from rules.api import GameRules, Seat
-from server.client import Client, RoomView, ServerReplyError
 
 log = logging.getLogger("bots.worker")
 

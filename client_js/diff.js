@@ -1,4 +1,4 @@
-// Applies the server's diffs to the client's copy of a room: the twin of server/diff.py.
+// Applies the server's diffs to the client's copy of a room: the twin of protocol/diff.py.
 // An operation is ["s", path, value] (set; an empty path replaces the document; the index
 // equal to a list's length appends) or ["d", path] (delete a map key, or cut a list to the
 // index).  apply() changes the document in place and returns it (a root set replaces it).

@@ -6,7 +6,7 @@ and calls these to decide.  Passwords are stored only as a slow, salted scrypt h
 salt and a 32-byte key, one of OWASP's equivalent scrypt settings (16 MiB of memory, about
 0.16 s per hash on a 2-core machine).  The parameters travel inside each stored hash, so they
 can be raised later without breaking old accounts (:func:`needs_rehash`).
-Imports :mod:`lobby.identity` and :mod:`lobby.errors`; standard library otherwise.
+Imports :mod:`lobby.identity` and :mod:`protocol.errors`; standard library otherwise.
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ import hmac
 import secrets
 from dataclasses import dataclass
 
-from lobby.errors import BadNameError, WeakPasswordError
 from lobby.identity import Player, is_valid_name
+from protocol.errors import BadNameError, WeakPasswordError
 
 MIN_PASSWORD_LENGTH = 8
 MAX_PASSWORD_LENGTH = 256

@@ -11,7 +11,7 @@ attempt that turned out well (a login that succeeded).
 Keys (all under ``lobby:attempts:``): ``{kind}:{id}``, a zset of attempt times for a window
 or a hash ``{n, next}`` (attempts counted, earliest time of the next) for a delay; each
 expires when it no longer limits anything.
-Imports redis and :mod:`lobby.errors`.
+Imports redis and :mod:`protocol.errors`.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import redis.asyncio as aioredis
 
-from lobby.errors import RateLimitedError
+from protocol.errors import RateLimitedError
 
 _PREFIX = "lobby:attempts:"
 

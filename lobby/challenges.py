@@ -1,12 +1,12 @@
 """Challenges as values, and their transitions as pure functions.
 
 A challenge is direct (to one named player) or open (anyone may accept).  Every transition
-takes a challenge and returns a new one, or raises a coded :class:`~lobby.errors.LobbyError`
+takes a challenge and returns a new one, or raises a coded :class:`~protocol.errors.ClientError`
 and changes nothing; :mod:`lobby.store` makes them atomic in Redis.  Accepting decides the
 seats, so the server can create the room (room id = challenge id) from the accepted value
 alone.  A rematch is an accepted challenge built from a finished game.
 Imports :mod:`rules`, :mod:`lobby.identity`, :mod:`lobby.games`, :mod:`lobby.clocks` and
-:mod:`lobby.errors`; never Redis.
+:mod:`protocol.errors`; never Redis.
 """
 
 from __future__ import annotations
@@ -18,7 +18,10 @@ from enum import Enum
 from typing import Any
 
 from lobby.clocks import canonical_time_control
-from lobby.errors import (
+from lobby.games import FinishedGame
+from lobby.identity import Player, player_data, player_from_data
+from lobby.ratings import BOT_ID_PREFIX
+from protocol.errors import (
     AlreadyAcceptedError,
     BadOptionsError,
     ChallengeClosedError,
@@ -31,9 +34,6 @@ from lobby.errors import (
     OwnChallengeError,
     UnknownGameError,
 )
-from lobby.games import FinishedGame
-from lobby.identity import Player, player_data, player_from_data
-from lobby.ratings import BOT_ID_PREFIX
 from rules import find_game
 from rules.api import OptionsError, Seat
 

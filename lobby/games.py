@@ -4,7 +4,7 @@ A :class:`LiveGame` is one line of the live games list, which the server derives
 committed change of the room; a :class:`FinishedGame` is the summary kept for each player's
 history, with the full move record.  Records travel as pbmserv-style text (one move per line)
 or as plain data, and replay through the rules to the final position.  Pure; imports :mod:`rules`,
-:mod:`lobby.identity` and :mod:`lobby.errors`.
+:mod:`lobby.identity` and :mod:`protocol.errors`.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from lobby.errors import BadRecordError, UnknownGameError
 from lobby.identity import Player, PlayerId, player_data, player_from_data
+from protocol.errors import BadRecordError, UnknownGameError
 from rules import find_game
 from rules.api import RulesError, Seat
 from rules.pie import is_swap_text

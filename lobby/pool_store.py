@@ -19,9 +19,9 @@ from typing import Any
 
 import redis.asyncio as aioredis
 
-from lobby.errors import LimitReachedError
 from lobby.identity import PlayerId
 from lobby.pools import ENTRY_SECONDS, MAX_WAITING, RATING_RANGE, Entry
+from protocol.errors import LimitReachedError
 
 Redis = aioredis.Redis
 

@@ -8,7 +8,7 @@ included.  An entry lapses :data:`ENTRY_SECONDS` after it was last renewed, so a
 page or server went away leaves the pool by itself.  The pairing itself is atomic in Redis
 (:mod:`lobby.pool_store`); this module makes the accepted challenge the room is created from.
 Imports :mod:`lobby.challenges`, :mod:`lobby.clocks`, :mod:`lobby.identity`,
-:mod:`lobby.errors` and :mod:`rules`; never Redis.
+:mod:`protocol.errors` and :mod:`rules`; never Redis.
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from typing import Any
 
 from lobby.challenges import Challenge, Colour, Status, decide_seats
 from lobby.clocks import canonical_time_control
-from lobby.errors import BadOptionsError, GuestRatedError, UnknownGameError
 from lobby.identity import Player, player_data, player_from_data
+from protocol.errors import BadOptionsError, GuestRatedError, UnknownGameError
 from rules import find_game
 
 TIME_CONTROLS = ("3+2", "5+3", "10+5", "15+10", "1d", "3d")

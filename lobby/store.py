@@ -65,7 +65,11 @@ from lobby.accounts import (
 from lobby.archive import Cursor, Query
 from lobby.attempt_store import Delay, Gate, Window
 from lobby.challenges import DEFAULT_LIMITS, Challenge, ChallengeLimits, Colour, Status
-from lobby.errors import (
+from lobby.games import FinishedGame, LiveGame
+from lobby.identity import Player, PlayerId
+from lobby.presence import HEARTBEAT_TTL, LOBBY, Connection, ConnectionId, Presence
+from lobby.work_pool import DEFAULT_POOL, Reservation, WorkPool
+from protocol.errors import (
     BadCredentialsError,
     ChallengeExpiredError,
     NameTakenError,
@@ -73,10 +77,6 @@ from lobby.errors import (
     UnknownPlayerError,
     UnknownRoomError,
 )
-from lobby.games import FinishedGame, LiveGame
-from lobby.identity import Player, PlayerId
-from lobby.presence import HEARTBEAT_TTL, LOBBY, Connection, ConnectionId, Presence
-from lobby.work_pool import DEFAULT_POOL, Reservation, WorkPool
 
 CHANNEL = "lobby"
 """The pub/sub channel of lobby events (live lists of challenges, presence and games)."""

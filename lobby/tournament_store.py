@@ -35,7 +35,8 @@ import redis.asyncio as aioredis
 
 from lobby import tournaments as tn
 from lobby.identity import Player, PlayerId
-from lobby.tournaments import ErrorCode, Game, Settings, Status, Tournament, TournamentError
+from lobby.tournaments import Game, Settings, Status, Tournament
+from protocol.errors import ErrorCode, TournamentError
 
 log = logging.getLogger(__name__)
 

@@ -45,7 +45,7 @@ progress and every later game (a forfeit scores like a win or a loss but is left
 tie-breaks and performance). Standings rank by the figures above, then seed.
 
 Imports networkx, :mod:`rules` (to check the game and options), :mod:`lobby.clocks` (for the
-longest clock) and :mod:`lobby.identity`.
+longest clock), :mod:`lobby.identity` and :mod:`protocol.errors` (its refusals).
 """
 
 from __future__ import annotations
@@ -61,6 +61,7 @@ import networkx as nx  # type: ignore[import-untyped]
 
 from lobby.clocks import MAX_LIVE_SECONDS
 from lobby.identity import Player, PlayerId
+from protocol.errors import ErrorCode, TournamentError
 from rules import find_game
 
 ROUND_ROBIN_MAX_PLAYERS = 32
@@ -95,35 +96,6 @@ class Step(StrEnum):
     CANCEL = "cancel"
     PAIR = "pair"
     FINISH = "finish"
-
-
-class ErrorCode(StrEnum):
-    FULL = "full"
-    STARTED = "started"
-    FINISHED = "finished"
-    NOT_STARTED = "not-started"
-    GUEST_IN_RATED = "guest-in-rated"
-    GUEST_CREATOR = "guest-creator"
-    ALREADY_JOINED = "already-joined"
-    NOT_JOINED = "not-joined"
-    IMPOSSIBLE_SETTINGS = "impossible-settings"
-    TOO_EARLY = "too-early"
-    TOO_FEW_PLAYERS = "too-few-players"
-    ROUND_UNFINISHED = "round-unfinished"
-    NO_MORE_ROUNDS = "no-more-rounds"
-    NOT_OVER = "not-over"
-    UNKNOWN_GAME = "unknown-game"
-    UNKNOWN_TOURNAMENT = "unknown-tournament"
-    RESULT_CONFLICT = "result-conflict"
-    BAD_RESULT = "bad-result"
-
-
-class TournamentError(Exception):
-    """A refused tournament request; ``code`` is stable and goes to the client."""
-
-    def __init__(self, code: ErrorCode, message: str) -> None:
-        super().__init__(message)
-        self.code = code
 
 
 @dataclass(frozen=True, slots=True)

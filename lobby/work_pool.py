@@ -7,7 +7,7 @@ replaying an imported record through the rules takes up to a tenth of a second. 
 ``workers`` jobs of a pool run at once, at most ``waiting`` more wait their turn, and a
 request beyond that is refused at once (RateLimitedError with the pool's ``busy`` words, retry
 in a second) instead of queueing without bound.
-Standard library and :mod:`lobby.errors` only.
+Standard library and :mod:`protocol.errors` only.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from collections.abc import Callable
 from types import TracebackType
 from typing import ParamSpec, TypeVar
 
-from lobby.errors import RateLimitedError
+from protocol.errors import RateLimitedError
 
 P = ParamSpec("P")
 T = TypeVar("T")

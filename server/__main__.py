@@ -27,9 +27,9 @@ import uvicorn
 import uvicorn.config
 from pythonjsonlogger.json import JsonFormatter
 
+from protocol.messages import MAX_FRAME_BYTES
 from server.app import create_app
 from server.embedded_redis import EmbeddedRedis
-from server.protocol import MAX_FRAME_BYTES
 from server.settings import ROOT, Settings, from_environment
 
 GRACEFUL_SHUTDOWN_SECONDS = 5

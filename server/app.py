@@ -48,13 +48,12 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
-from lobby import attempt_store, rating_store
+from lobby import attempt_store, rating_store, secret_store
 from lobby import store as lobby_store
 from lobby.accounts import LoginLimits, name_key
 from lobby.attempt_store import Window
 from lobby.challenges import ChallengeLimits
 from lobby.clocks import time_control_text
-from lobby.errors import LobbyError
 from lobby.games import view_record
 from lobby.identity import (
     DEVICE_TTL_SECONDS,
@@ -66,32 +65,38 @@ from lobby.identity import (
     verify_device_token,
 )
 from lobby.ratings import COMPUTER_POOL_SUFFIX
-from lobby.tournaments import TournamentError
 from lobby.work_pool import WorkPool
+from protocol.errors import (
+    BadRequestError,
+    ClientError,
+    CloseCode,
+    NoCredentialsError,
+    NotAuthenticatedError,
+    RateLimitedError,
+    TournamentError,
+    UnknownGameError,
+    UnknownRoomError,
+    close_code,
+    error_code,
+    http_status,
+)
 from rules import GAMES
 from rules.api import Seat, describe_flags
 from rules.record import Record, record_text
-from server import bodies, clock_store, push_store, replay, site, store
-from server.auth import (
-    NoCredentialsError,
-    NotAuthenticatedError,
-    authenticate,
-    guest_session,
-    player_data,
-)
+from server import bodies, push_store, replay, site, store
+from server.adjudicator import Adjudicator
+from server.auth import authenticate, guest_session, player_data
 from server.bodies import Credentials, Empty, ImportedRecord, NewTournament
 from server.connection import Connection
-from server.errors import BadRequestError, ClientError, UnknownRoomError, error_code
 from server.fanout import Fanout
-from server.lobby_service import LobbyService, lobby_error_status
+from server.lobby_service import LobbyService
 from server.metrics import Metrics
-from server.protocol import CloseCode, ErrorCode
 from server.push import BadSubscriptionError, subscription
 from server.push_service import PushService, PushSettings
 from server.rooms import IdleLimits, Room, starting_seats
 from server.service import RoomService
 from server.settings import Settings
-from server.tournament_service import TournamentService, details, tournament_error_status
+from server.tournament_service import TournamentService, details
 
 DEVICE_COOKIE = "device"
 """The cookie that makes a browser a known device of the account it last signed in to."""
@@ -131,7 +136,7 @@ def create_app(settings: Settings) -> Starlette:
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         client = store.redis_client(redis_url, settings.redis_pool_size)
-        secret = settings.session_secret or await store.session_secret(
+        secret = settings.session_secret or await secret_store.session_secret(
             client, secrets.token_bytes(32)
         )
         process_id = uuid.uuid4().hex
@@ -219,7 +224,7 @@ def create_app(settings: Settings) -> Starlette:
             push,
         )
         app.state.runtime = runtime
-        adjudicator = clock_store.Adjudicator(service)
+        adjudicator = Adjudicator(service)
         await fanout.start()
         await lobby.start()
         adjudicator.start()
@@ -266,9 +271,9 @@ def create_app(settings: Settings) -> Starlette:
         try:
             player = authenticate(runtime.secret, tokens[0] if tokens else None, time.time())
         except NotAuthenticatedError as error:
-            runtime.metrics.closes[int(CloseCode.POLICY_VIOLATION)] += 1
-            reason = str(error)[:120]
-            await send({"type": "websocket.close", "code": 1008, "reason": reason})
+            code = int(close_code(error))
+            runtime.metrics.closes[code] += 1
+            await send({"type": "websocket.close", "code": code, "reason": str(error)[:120]})
             return
         peer = scope.get("client")  # (host, port), or None where the server does not know
         connection = Connection(
@@ -297,7 +302,7 @@ def create_app(settings: Settings) -> Starlette:
                 "guest", _address(request), settings.guests_per_address, settings.guest_window
             )
             await attempt_store.take(runtime.client, [window], now)
-        except (LobbyError, ClientError) as error:
+        except ClientError as error:
             return _error_response(error)
         player, token = guest_session(runtime.secret, now)
         return JSONResponse({"player": player_data(player), "token": token})
@@ -321,7 +326,7 @@ def create_app(settings: Settings) -> Starlette:
                 pool=runtime.hash_pool,
                 gates=[window],
             )
-        except (LobbyError, ClientError) as error:
+        except ClientError as error:
             return _error_response(error)
         known = KnownDevice(name_key(body.name), secrets.token_hex(8))
         return _signed_in(request, runtime.secret, account.player, known, now)
@@ -342,7 +347,7 @@ def create_app(settings: Settings) -> Starlette:
                 device=None if device is None else device.id,
                 pool=runtime.hash_pool,
             )
-        except (LobbyError, ClientError) as error:
+        except ClientError as error:
             return _error_response(error)
         known = device or KnownDevice(name_key(body.name), secrets.token_hex(8))
         return _signed_in(request, runtime.secret, player, known, now)
@@ -426,7 +431,7 @@ def create_app(settings: Settings) -> Starlette:
             game = body.game if isinstance(body.game, str) else None
             ply = body.ply if isinstance(body.ply, int) else None
             return JSONResponse(await runtime.replay_pool.run(view_record, body.text, game, ply))
-        except (LobbyError, ClientError) as error:
+        except ClientError as error:
             return _error_response(error)
 
     async def position(request: Request) -> Response:
@@ -464,7 +469,7 @@ def create_app(settings: Settings) -> Starlette:
                     f"notifications are on for {push.settings.devices} devices already: "
                     "turn them off on one of them first"
                 )
-        except (ClientError, NotAuthenticatedError) as error:
+        except ClientError as error:
             return _error_response(error)
         return JSONResponse({"subscribed": True})
 
@@ -490,7 +495,7 @@ def create_app(settings: Settings) -> Starlette:
             player = _bearer(request, runtime.secret)
             body = await _read(request, NewTournament)
             created = await runtime.tournaments.create(player, body.settings())
-        except (LobbyError, ClientError, TournamentError, NotAuthenticatedError) as error:
+        except ClientError as error:
             return _error_response(error)
         return JSONResponse(details(created))
 
@@ -515,7 +520,7 @@ def create_app(settings: Settings) -> Starlette:
                 changed = await service.withdraw(player, tournament_id)
             else:
                 return PlainTextResponse("join or withdraw\n", status_code=404)
-        except (LobbyError, ClientError, TournamentError, NotAuthenticatedError) as error:
+        except ClientError as error:
             return _error_response(error)
         return JSONResponse(details(changed))
 
@@ -685,31 +690,19 @@ def _origin_allowed(scope: Scope, allowed: tuple[str, ...]) -> bool:
     return text in allowed or (bool(host) and urlsplit(text).netloc == host)
 
 
-def _error_response(
-    error: LobbyError | ClientError | TournamentError | NotAuthenticatedError,
-) -> JSONResponse:
-    """A refusal as JSON with its wire code and an HTTP status."""
+def _error_response(error: ClientError) -> JSONResponse:
+    """A refusal as JSON with its wire code and HTTP status."""
     headers = {}
     if isinstance(error, NotAuthenticatedError):
-        status, code = 401, ErrorCode.BAD_CREDENTIALS
         given = not isinstance(error, NoCredentialsError)
         headers["WWW-Authenticate"] = 'Bearer error="invalid_token"' if given else "Bearer"
-    else:
-        status, code = _status(error), error_code(error)
-    retry = getattr(error, "retry_after", None)
-    if retry is not None:
-        headers["Retry-After"] = str(max(1, int(retry + 0.999)))
+    if isinstance(error, RateLimitedError) and error.retry_after is not None:
+        headers["Retry-After"] = str(max(1, int(error.retry_after + 0.999)))
     return JSONResponse(
-        {"code": code.value, "message": str(error)}, status_code=status, headers=headers
+        {"code": error_code(error).value, "message": str(error)},
+        status_code=http_status(error),
+        headers=headers,
     )
-
-
-def _status(error: LobbyError | ClientError | TournamentError) -> int:
-    if isinstance(error, TournamentError):
-        return tournament_error_status(error)
-    if isinstance(error, LobbyError):
-        return lobby_error_status(error)
-    return 404 if isinstance(error, UnknownRoomError) else 400
 
 
 def _defaults(options: object) -> dict[str, object]:
@@ -747,6 +740,4 @@ def _rating_pool(request: Request) -> str | None:
 
 def _unknown_game_response(request: Request) -> Response:
     game = request.path_params["game"]
-    return JSONResponse(
-        {"code": "unknown_game", "message": f"no game is called {game!r}"}, status_code=404
-    )
+    return _error_response(UnknownGameError(f"no game is called {game!r}"))

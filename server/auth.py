@@ -1,20 +1,13 @@
 """Who is on the other end of a request: session tokens to players, and one-click guests.
 
 A thin layer over :mod:`lobby.identity`, which signs and checks the tokens; the secret and
-the clock are arguments.  Imports only lobby.identity.
+the clock are arguments.  Imports lobby.identity and protocol.errors (its refusals).
 """
 
 from __future__ import annotations
 
 from lobby.identity import BadTokenError, Player, issue_token, new_guest, verify_token
-
-
-class NotAuthenticatedError(Exception):
-    """Missing or bad credentials: the websocket closes with 1008, HTTP answers 401."""
-
-
-class NoCredentialsError(NotAuthenticatedError):
-    """No session token at all (rather than a bad one)."""
+from protocol.errors import NoCredentialsError, NotAuthenticatedError
 
 
 def authenticate(secret: bytes, token: str | None, now: float) -> Player:

@@ -7,7 +7,7 @@ a handler sees only values of the right type and range.  NaN and Infinity are no
 number too large for a float is refused, so nothing non-finite gets in; every field is a
 scalar or a struct of scalars, so a body nests two objects deep at most.  An empty body reads
 as ``{}``.  Imports msgspec, lobby (for its limits), server.push (its key sizes) and
-server.errors; no I/O.
+protocol.errors; no I/O.
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ import msgspec
 from lobby import tournaments as tn
 from lobby.accounts import MAX_PASSWORD_LENGTH
 from lobby.clocks import MAX_LIVE_SECONDS
+from protocol.errors import BadRequestError
 from rules.record import RECORD_BYTES, RECORD_MOVES
-from server.errors import BadRequestError
 from server.push import AUTH_BYTES, MAX_ENDPOINT_LENGTH, P256DH_BYTES
 
 MAX_BODY_BYTES = 4096

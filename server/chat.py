@@ -4,8 +4,8 @@ Lichess keeps a game's chats apart, and so do we: the two players talk in the ``
 chat, which spectators never read or write; spectators talk in the ``spectators`` chat, which
 the players join only once the game is over (so nobody can pass them advice meanwhile).  A
 line is plain text of at most ``MAX_CHAT_LENGTH`` characters, control characters dropped.
-Muting a user is a choice of each viewer and lives in the page.  Imports server.protocol and
-server.errors; no I/O.
+Muting a user is a choice of each viewer and lives in the page.  Imports protocol.messages and
+protocol.errors; no I/O.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
-from server.errors import BadRequestError, ChatClosedError, NotAPlayerError
-from server.protocol import MAX_CHAT_LENGTH, ChatChannel, Role
+from protocol.errors import BadRequestError, ChatClosedError, NotAPlayerError
+from protocol.messages import MAX_CHAT_LENGTH, ChatChannel, Role
 
 
 @dataclass(frozen=True, slots=True)

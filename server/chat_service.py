@@ -14,10 +14,10 @@ from typing import Any
 
 import redis.asyncio as aioredis
 
+from protocol.errors import RateLimitedError, UnknownLineError
+from protocol.messages import ChatChannel, Role, ServerChat, encode
 from server import chat_store
 from server.chat import ChatLimits, ChatLine, check_access, clean_text, readers
-from server.errors import RateLimitedError, UnknownLineError
-from server.protocol import ChatChannel, Role, ServerChat, encode
 from server.service import RoomService, _storage
 
 

@@ -21,9 +21,9 @@ from typing import Any
 import msgpack
 import redis.asyncio as aioredis
 
+from protocol.messages import ChatChannel
 from server.chat import ChatLimits, ChatLine
 from server.fanout import chat_publication
-from server.protocol import ChatChannel
 from server.store import channel
 
 REPORTS_KEY = "chat:reports"

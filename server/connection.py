@@ -33,22 +33,22 @@ from starlette.types import Receive, Send
 
 from lobby.clocks import Kind, LagMeter
 from lobby.identity import Player
-from server import protocol
-from server.auth import player_data
-from server.chat import ChatLimits
-from server.chat_service import ChatService
-from server.errors import (
+from protocol import messages
+from protocol.errors import (
     RECOVERABLE,
     BadRequestError,
+    CloseCode,
+    FrameError,
+    MessageError,
     NotJoinedError,
     RateLimitedError,
+    RequestId,
     UnavailableError,
     UnknownRoomError,
+    close_code,
     error_code,
 )
-from server.lobby_service import LobbyService
-from server.metrics import Metrics
-from server.protocol import (
+from protocol.messages import (
     ChatChannel,
     ClientAbort,
     ClientAccept,
@@ -74,9 +74,6 @@ from server.protocol import (
     ClientTakeback,
     ClientTournament,
     ClientTournaments,
-    CloseCode,
-    FrameError,
-    MessageError,
     Role,
     ServerAccepted,
     ServerChallenge,
@@ -94,6 +91,11 @@ from server.protocol import (
     ServerWelcome,
     encode,
 )
+from server.auth import player_data
+from server.chat import ChatLimits
+from server.chat_service import ChatService
+from server.lobby_service import LobbyService
+from server.metrics import Metrics
 from server.rooms import Abort, Claim, Draw, Move, Rematch, Resign, Takeback, seat_role
 from server.service import RoomService
 from server.settings import Settings
@@ -377,9 +379,9 @@ class Connection:
                 self._fail(CloseCode.UNSUPPORTED_DATA)  # text frames are not part of the protocol
                 return
             try:
-                request = protocol.decode(frame)
+                request = messages.decode(frame)
             except FrameError as error:
-                self._fail(error.close_code)
+                self._fail(close_code(error))
                 return
             except MessageError as error:
                 # A malformed request costs a token like any other, so a flood of them is
@@ -728,14 +730,14 @@ class Connection:
         if self.close_code is not None:
             await self._close(self.close_code)  # also wakes the receiver
 
-    def _ok(self, ref: protocol.RequestId | None, room_id: str, version: int) -> None:
+    def _ok(self, ref: RequestId | None, room_id: str, version: int) -> None:
         """Answer a committed request, unless its diff answered it already."""
         if self._answered == (room_id, version):
             self._answered = None
             return
         self._send(encode(ServerOk(ref, room_id, version)))
 
-    def _error(self, ref: protocol.RequestId | None, error: BaseException) -> None:
+    def _error(self, ref: RequestId | None, error: BaseException) -> None:
         code = error_code(error)
         self.metrics.errors[code.value] += 1
         self._send(encode(ServerError(ref, code.value, str(error))))

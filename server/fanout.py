@@ -36,8 +36,8 @@ from redis.asyncio.client import PubSub
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from server.errors import UnavailableError
-from server.protocol import VERSION_PREFIX
+from protocol.errors import UnavailableError
+from protocol.messages import VERSION_PREFIX
 from server.store import channel, current_versions, room_of_channel
 
 log = logging.getLogger(__name__)

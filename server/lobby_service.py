@@ -53,12 +53,12 @@ from lobby.challenges import (
     is_limited,
     rematch_id,
 )
-from lobby.errors import LobbyError, UnknownChallengeError
 from lobby.identity import Player
 from lobby.presence import HEARTBEAT_TTL
+from protocol.errors import ClientError, UnknownChallengeError
+from protocol.messages import ServerLobby, ServerLobbyEvent, encode
 from server import clock_store, listing, outbox, store
 from server.fanout import read_pubsub
-from server.protocol import ServerLobby, ServerLobbyEvent, encode
 from server.rooms import GameEnded, Room, SeatHolder, new_room
 from server.service import RoomService, _storage
 
@@ -227,7 +227,7 @@ class LobbyService:
         time_control: str | None,
         address: str | None = None,
     ) -> Challenge:
-        """Store and announce a challenge made from ``address``; raises LobbyError."""
+        """Store and announce a challenge made from ``address``; raises ClientError."""
         client, now = self.client, self.clock()
         made = f"challenge:{uuid.uuid4().hex}"
         await _storage(lobby_store.count_creation(client, made, now, self.limits, (), address))
@@ -327,7 +327,7 @@ class LobbyService:
         """Join (or renew) ``player``'s wait in a quick-pairing pool from the socket
         ``connection``: the room of the game when a player waiting there was paired with
         them (or when they were paired while waiting themselves), else None.  The game
-        counts against both players' limits like an accepted challenge; raises LobbyError
+        counts against both players' limits like an accepted challenge; raises ClientError
         (LimitReachedError, GuestRatedError, BadOptionsError...)."""
         client, now = self.client, self.clock()
         pool = pools.pool_for(player, game, time_control, rated)
@@ -351,7 +351,7 @@ class LobbyService:
         partner = joined.partner
         # The partner was within the limits when they joined; the game is counted for them
         # as far as it fits now.
-        with contextlib.suppress(LobbyError):
+        with contextlib.suppress(ClientError):
             await _storage(
                 lobby_store.count_creation(client, room_id, now, self.limits, (partner.player,))
             )
@@ -536,14 +536,3 @@ class LobbyService:
                 await self.sweep()
             except Exception:
                 log.warning("lobby sweep failed", exc_info=True)
-
-
-def lobby_error_status(error: LobbyError) -> int:
-    """The HTTP status of a lobby refusal."""
-    return {
-        "bad-credentials": 401,
-        "rate-limited": 429,
-        "name-taken": 409,
-        "unknown-room": 404,
-        "unknown-player": 404,
-    }.get(error.code, 400)

@@ -16,7 +16,8 @@ commits are coalesced per room (see :class:`server.coalesce.Coalesced`), so sock
 going in a burst cost a bounded number of versions.
 
 The decisions are the room's (``Presence`` in :mod:`server.rooms`); the Redis client and the
-service are arguments.  Imports redis, rooms, errors and coalesce (and the service's type).
+room service's ``current`` and ``command`` are arguments.  Imports redis, rooms, store (for the
+loaded room's type), errors and coalesce; never the room service.
 """
 
 from __future__ import annotations
@@ -25,17 +26,14 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Callable
-from typing import TYPE_CHECKING
+from collections.abc import Awaitable, Callable
 
 import redis.asyncio as aioredis
 
+from protocol.errors import UnknownRoomError
 from server.coalesce import Coalesced
-from server.errors import UnknownRoomError
-from server.rooms import Presence, RoomId
-
-if TYPE_CHECKING:
-    from server.service import RoomService
+from server.rooms import Command, Presence, RoomId
+from server.store import Loaded
 
 log = logging.getLogger(__name__)
 
@@ -93,18 +91,26 @@ class RoomPresence:
 
     def __init__(
         self,
-        service: RoomService,
+        client: aioredis.Redis,
+        process_id: str,
+        current: Callable[[RoomId], Awaitable[Loaded]],
+        command: Callable[[RoomId, Command], Awaitable[object]],
+        sync_every: float,
         lease: float = LEASE,
         now: Callable[[], float] = time.time,
     ) -> None:
-        self.service = service
-        self.client = service.client
-        self.process_id = service.process_id
+        """``current`` reads a room as Redis has it now and ``command`` commits a command to
+        it (the room service's); presence syncs of one room come at most every
+        ``sync_every`` seconds."""
+        self.client = client
+        self.process_id = process_id
+        self.current = current
+        self.command = command
         self.lease = lease
         self.now = now
         self.sockets: dict[tuple[RoomId, str], int] = {}
         """(room, player) -> this process's sockets of that seated player on the room."""
-        self.syncs = Coalesced(self.sync, service.counts.every, "presence")
+        self.syncs = Coalesced(self.sync, sync_every, "presence")
         self._changed: dict[RoomId, set[str]] = {}
         """Players whose leases on a room changed since its last sync."""
         self._lease_script = self.client.register_script(_LEASE)
@@ -167,14 +173,14 @@ class RoomPresence:
         say (a ``Presence`` command changes the room only if it differs)."""
         players = self._changed.pop(room_id, set())
         try:
-            loaded = await self.service.current(room_id)
+            loaded = await self.current(room_id)
         except UnknownRoomError:
             return
         if loaded.room.outcome is not None:
             return
         here = await players_here(self.client, room_id, self.now())
         for player_id in sorted(players):
-            await self.service.command(room_id, Presence(player_id, player_id in here, 0.0))
+            await self.command(room_id, Presence(player_id, player_id in here, 0.0))
 
     def _changed_on(self, room_id: RoomId, player_id: str) -> None:
         self._changed.setdefault(room_id, set()).add(player_id)

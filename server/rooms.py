@@ -10,7 +10,7 @@ and a handler in ``HANDLERS``; the clock (lobby.clocks) is part of the room, cha
 time the service passes.  :func:`idle_deadline` says when a game that sees no move ends.
 :func:`room_doc` is the plain data clients see and diffs are taken of; :func:`room_from_doc`
 reads it back.  Names no game: everything goes through ``rules.find_game``.  Imports rules,
-lobby.challenges (the rematch id), lobby.clocks and server.errors; no I/O.  Built with mypyc
+lobby.challenges (the rematch id), lobby.clocks and protocol.errors; no I/O.  Built with mypyc
 (setup.py), since every move runs :func:`decide` and :func:`room_doc`.
 """
 
@@ -23,10 +23,7 @@ from typing import Any, TypeAlias
 
 from lobby import clocks
 from lobby.challenges import rematch_id
-from rules import find_game
-from rules.api import GameRules, OptionsError, Outcome, Seat
-from rules.pie import is_swap, is_swap_text
-from server.errors import (
+from protocol.errors import (
     BadOptionsError,
     BadRequestError,
     CannotAbortError,
@@ -40,6 +37,9 @@ from server.errors import (
     StaleVersionError,
     UnknownGameError,
 )
+from rules import find_game
+from rules.api import GameRules, OptionsError, Outcome, Seat
+from rules.pie import is_swap, is_swap_text
 
 RoomId: TypeAlias = str
 PlayerId: TypeAlias = str

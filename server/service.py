@@ -26,13 +26,19 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import OutOfMemoryError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from protocol.diff import diff
+from protocol.errors import (
+    BusyError,
+    RequestId,
+    StaleVersionError,
+    UnavailableError,
+    UnknownRoomError,
+)
+from protocol.messages import ServerSnapshot, diff_reply, encode, encode_diff
 from server import clock_store, listing, room_presence, store
 from server.coalesce import Coalesced
-from server.diff import diff
-from server.errors import BusyError, StaleVersionError, UnavailableError, UnknownRoomError
 from server.fanout import Author, Fanout
 from server.metrics import Metrics
-from server.protocol import RequestId, ServerSnapshot, diff_reply, encode, encode_diff
 from server.rooms import (
     DEFAULT_IDLE_LIMITS,
     Abort,
@@ -95,7 +101,9 @@ class RoomService:
         self._cache: OrderedDict[RoomId, Loaded] = OrderedDict()
         self.batcher = store.Batcher(client)
         self.counts = Coalesced(self._update_count, count_every, "spectator count")
-        self.presence = room_presence.RoomPresence(self, presence_lease)
+        self.presence = room_presence.RoomPresence(
+            client, process_id, self.current, self.command, self.counts.every, presence_lease
+        )
         """The leases of this process's seated sockets (who is here, over every process)."""
         self.on_commit: Callable[[Room, tuple[Event, ...]], None] | None = None
         """Told of every change this process commits, at once (a hint: the outbox, not this,

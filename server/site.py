@@ -38,14 +38,19 @@ from lobby import pool_store, rating_store
 from lobby import store as lobby_store
 from lobby.archive import BadQueryError, parse_query
 from lobby.challenges import canonical_options
-from lobby.errors import BadOptionsError, LobbyError, UnknownGameError, UnknownPlayerError
 from lobby.games import FinishedGame, scores_by_opponent
 from lobby.identity import player_data
 from lobby.ratings import Rating, rating_pool
+from protocol.errors import (
+    BadOptionsError,
+    ClientError,
+    UnknownPlayerError,
+    error_code,
+    http_status,
+)
+from protocol.messages import MAX_TEXT_LENGTH
 from rules import GAMES
 from rules.drawing import worked_example
-from server.errors import error_code
-from server.protocol import MAX_TEXT_LENGTH
 
 RULES_DIR = Path(__file__).resolve().parent.parent / "docs" / "rules"
 PAGES = ("boche", "che", "osbox", "ankor", "marque", "pyramid")
@@ -135,10 +140,9 @@ async def check_options(request: Request) -> Response:
         if len(text) > MAX_TEXT_LENGTH:
             raise BadOptionsError(f"options of at most {MAX_TEXT_LENGTH} characters")
         name, canonical = canonical_options(request.path_params["game"], text)
-    except LobbyError as error:
-        status = 404 if isinstance(error, UnknownGameError) else 400
+    except ClientError as error:
         body = {"code": error_code(error).value, "message": str(error)}
-        return JSONResponse(body, status_code=status)
+        return JSONResponse(body, status_code=http_status(error))
     return JSONResponse({"game": name, "options": canonical})
 
 

@@ -45,8 +45,8 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import NoScriptError, ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from protocol.diff import apply
 from server import listing
-from server.diff import apply
 from server.outbox import OUTBOX_KEY
 from server.rooms import DEFAULT_IDLE_LIMITS, IdleLimits, Room, RoomId, room_doc, room_from_doc
 
@@ -309,14 +309,6 @@ async def change_watchers(
 ) -> int:
     """Add ``delta`` to this process's spectators of a room; returns the total over processes."""
     return int(await _run(client, _WATCHERS, [watchers_key(room_id)], [process_id, str(delta)]))
-
-
-async def session_secret(client: aioredis.Redis, fresh: bytes) -> bytes:
-    """The secret shared by every server process on this Redis (``fresh`` if none was set)."""
-    await client.set("server:session_secret", fresh, nx=True)
-    stored = await client.get("server:session_secret")
-    assert stored is not None
-    return stored if isinstance(stored, bytes) else str(stored).encode()
 
 
 class Batcher:

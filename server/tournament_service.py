@@ -43,17 +43,17 @@ from lobby import rating_store
 from lobby import tournament_store as ts
 from lobby import tournaments as tn
 from lobby.identity import Player, is_guest_id
-from lobby.tournaments import ErrorCode, Status, Step, Tournament, TournamentError
-from server import store
-from server.errors import BadRequestError, ClientError
-from server.fanout import read_pubsub
-from server.protocol import (
+from lobby.tournaments import Status, Step, Tournament
+from protocol.errors import BadRequestError, ClientError, ErrorCode, TournamentError
+from protocol.messages import (
     ServerTournament,
     ServerTournamentEvent,
     ServerTournamentListed,
     ServerTournaments,
     encode,
 )
+from server import store
+from server.fanout import read_pubsub
 from server.rooms import ABORTED, DEFAULT_IDLE_LIMITS, Resign, Room, SeatHolder, new_room
 from server.service import RoomService, _storage
 
@@ -522,15 +522,3 @@ class TournamentService:
         """Wait until results being recorded are done (for orderly shutdown, tests)."""
         while self._pending:
             await asyncio.gather(*tuple(self._pending), return_exceptions=True)
-
-
-def tournament_error_status(error: TournamentError) -> int:
-    """The HTTP status of a tournament refusal."""
-    return {
-        ErrorCode.UNKNOWN_TOURNAMENT: 404,
-        ErrorCode.GUEST_CREATOR: 401,
-        ErrorCode.FULL: 409,
-        ErrorCode.STARTED: 409,
-        ErrorCode.FINISHED: 409,
-        ErrorCode.ALREADY_JOINED: 409,
-    }.get(error.code, 400)

@@ -15,8 +15,8 @@ from bots.accounts import (
 )
 from lobby import store as lobby_store
 from lobby.accounts import check_new_account
-from lobby.errors import BadNameError
 from lobby.identity import verify_token
+from protocol.errors import BadNameError
 
 
 async def test_bot_accounts_are_created_once_and_found_by_name(

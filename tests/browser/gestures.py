@@ -14,9 +14,9 @@ from typing import Any
 
 from playwright.async_api import Locator, Page, expect
 
+from client import Client
 from lobby.identity import Player
 from rules import find_game
-from server.client import Client
 
 CHOICES = "svg.board .targets [data-target]:not(.target-pending)"
 STATE = """([mine, played]) => {

@@ -10,8 +10,8 @@ import pytest
 import redis.asyncio as aioredis
 from playwright.async_api import Page, expect
 
+from client import Client
 from server import chat_store
-from server.client import Client
 from tests.browser.conftest import Opener, room_for
 from tests.e2e.conftest import RunningServer, token_for
 

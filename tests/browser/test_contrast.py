@@ -8,7 +8,7 @@ import pytest
 import redis.asyncio as aioredis
 from playwright.async_api import expect
 
-from server.client import Client
+from client import Client
 from tests.browser.conftest import Opener, room_for
 from tests.browser.gestures import play_moves, random_moves
 from tests.e2e.conftest import RunningServer, token_for

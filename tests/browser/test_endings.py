@@ -21,8 +21,8 @@ import redis.asyncio as aioredis
 from playwright.async_api import Page, expect
 from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 
+from client import Client
 from rules import find_game
-from server.client import Client
 from tests.browser.conftest import Opener, room_for
 from tests.browser.gestures import play_moves
 from tests.e2e.conftest import RunningServer, token_for

@@ -13,9 +13,9 @@ import pytest
 import redis.asyncio as aioredis
 from playwright.async_api import expect
 
+from client import Client
 from lobby.identity import new_guest
 from rules import find_game
-from server.client import Client
 from server.site import PAGES
 from tests.browser.conftest import Opener, room_for
 from tests.browser.gestures import click_a_move, mover

@@ -11,9 +11,9 @@ from pathlib import Path
 import redis.asyncio as aioredis
 from playwright.async_api import Page, expect
 
+from client import Client
 from lobby.identity import new_guest
 from server import store
-from server.client import Client
 from server.rooms import SeatHolder, new_room
 from tests.browser.conftest import Opener, room_for
 from tests.browser.gestures import click_a_move, play_moves, random_moves

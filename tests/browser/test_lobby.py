@@ -14,7 +14,7 @@ from lobby.identity import new_guest
 from tests.browser.conftest import Opener
 from tests.browser.gestures import click_a_move, mover
 
-LOBBY_EVENTS = Path(__file__).resolve().parents[1] / "server" / "fixtures" / "lobby_events.json"
+LOBBY_EVENTS = Path(__file__).resolve().parents[1] / "client" / "fixtures" / "lobby_events.json"
 
 
 async def test_a_challenge_made_in_one_page_is_accepted_in_another_and_watched(

@@ -10,10 +10,10 @@ from pathlib import Path
 import redis.asyncio as aioredis
 from playwright.async_api import expect
 
+from client import Client
 from lobby import rating_store
 from lobby import store as lobby_store
 from lobby.identity import Player
-from server.client import Client
 from tests.browser.conftest import Opener
 from tests.e2e.conftest import RunningServer, token_for
 

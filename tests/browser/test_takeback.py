@@ -10,9 +10,9 @@ import pytest
 import redis.asyncio as aioredis
 from playwright.async_api import expect
 
+from client import Client
 from lobby.identity import new_guest
 from server import store
-from server.client import Client
 from server.rooms import SeatHolder, new_room
 from tests.browser.conftest import Opener, room_for
 from tests.e2e.conftest import RunningServer, token_for

@@ -13,10 +13,10 @@ from typing import Any
 import redis.asyncio as aioredis
 from playwright.async_api import Page, Request, expect
 
+from client import Client
 from lobby import store as lobby_store
 from lobby import tournaments as tn
 from lobby.identity import Player, new_guest
-from server.client import Client
 from tests.browser.conftest import Opener
 from tests.browser.test_reconnect import HOLD_AND_CUT, RELEASE
 from tests.e2e.conftest import RunningServer, make_room, token_for

@@ -11,8 +11,8 @@ import pytest
 import redis.asyncio as aioredis
 from playwright.async_api import expect
 
+from client import Client
 from rules import find_game
-from server.client import Client
 from tests.browser.conftest import Opener, room_for
 from tests.e2e.conftest import RunningServer, token_for
 

@@ -2,7 +2,7 @@
 (and drops the one a client claims), docker-compose.yml has the servers trust HAProxy's
 address only, and a server run as the deployment runs it limits each client on its own.
 
-The live test runs the topology of tests/deploy/topology.py (redis-server, one server
+The live test runs the topology of bench/loopback/topology.py (redis-server, one server
 process, HAProxy with deploy/haproxy.cfg) with clients on different loopback addresses
 (127.0.0.2, 127.0.0.3: Linux answers the whole 127/8 on the loopback interface)."""
 
@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 
-from tests.deploy.topology import HAPROXY_CFG, ROOT, Topology
-from tests.e2e.http import request
+from bench.loopback.http import request
+from bench.loopback.topology import HAPROXY_CFG, ROOT, Topology
 
 
 def test_haproxy_forwards_the_address_it_saw_and_only_that() -> None:

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from tests.deploy.topology import DEPLOY, HAPROXY_CFG, REDIS_CONF, ROOT, loopback_haproxy_config
+from bench.loopback.topology import DEPLOY, HAPROXY_CFG, REDIS_CONF, ROOT, loopback_haproxy_config
 
 COMPOSE = ROOT / "docker-compose.yml"
 

@@ -11,14 +11,14 @@ from pathlib import Path
 import pytest
 import redis.asyncio as aioredis
 
+from bench.loopback import drills
+from bench.loopback.drills import DrillReport
+from bench.loopback.topology import Topology
+from client import Client, ServerReplyError
 from lobby.identity import new_guest
 from rules import find_game
 from server import store
-from server.client import Client, ServerReplyError
 from server.rooms import SeatHolder, new_room
-from tests.deploy import drills
-from tests.deploy.drills import DrillReport
-from tests.deploy.topology import Topology
 
 pytestmark = pytest.mark.skipif(
     shutil.which("haproxy") is None or shutil.which("redis-server") is None,

@@ -22,11 +22,11 @@ import pytest
 import redis.asyncio as aioredis
 import uvicorn
 
+from client import Client
 from lobby.identity import Player, issue_token, new_guest
 from server import store
 from server.__main__ import uvicorn_config
 from server.app import create_app
-from server.client import Client
 from server.rooms import SeatHolder, new_room
 from server.settings import Settings
 from tests.conftest import RedisServer

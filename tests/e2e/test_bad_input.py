@@ -12,11 +12,11 @@ from websockets.asyncio.client import ClientConnection
 from websockets.asyncio.client import connect as ws_connect
 from websockets.exceptions import ConnectionClosed
 
+from client import ServerReplyError
 from lobby.identity import issue_token, new_guest
+from protocol.messages import MAX_FRAME_BYTES
 from rules import find_game
 from server import store
-from server.client import ServerReplyError
-from server.protocol import MAX_FRAME_BYTES
 from tests.conftest import RedisServer
 from tests.e2e.conftest import RunningServer, connect, make_room, start_server, token_for
 

@@ -11,11 +11,11 @@ from typing import Any
 import pytest
 import redis.asyncio as aioredis
 
+from bench.loopback.http import Answer, request
 from lobby import store as lobby_store
 from lobby import tournament_store as ts
 from lobby import tournaments as tn
 from tests.e2e.conftest import RunningServer
-from tests.e2e.http import Answer, request
 
 
 async def signed_in(server: RunningServer, name: str) -> str:

@@ -23,10 +23,10 @@ from typing import Any
 import pytest
 
 from bots.accounts import bot_player
+from client import Client, RoomView
 from lobby import rating_store
 from lobby.identity import Player, new_guest
 from rules import GAMES, find_game
-from server.client import Client, RoomView
 from tests.conftest import RedisServer
 from tests.e2e.conftest import ROOT, SECRET, RunningServer, start_server, token_for
 

@@ -10,12 +10,12 @@ from collections.abc import Awaitable, Callable
 import pytest
 import redis.asyncio as aioredis
 
+from client import Client, ServerReplyError
 from lobby import clocks
 from lobby.identity import new_guest
+from protocol.messages import decode_server
 from server import clock_store, store
-from server.client import Client, ServerReplyError
 from server.embedded_redis import free_port
-from server.protocol import decode_server
 from server.rooms import SeatHolder, new_room
 from tests.conftest import RedisServer
 from tests.e2e.conftest import RunningServer, ServerProcess, connect, token_for

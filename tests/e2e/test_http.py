@@ -15,11 +15,18 @@ import redis.asyncio as aioredis
 from websockets.asyncio.client import connect as ws_connect
 from websockets.exceptions import InvalidStatus
 
-from lobby.identity import new_guest
-from server.client import Client, guest
+from bench.loopback.http import request
+from client import Client, guest
+from lobby.identity import issue_token, new_guest
 from tests.conftest import RedisServer
-from tests.e2e.conftest import RunningServer, connect, make_room, start_server, token_for
-from tests.e2e.http import request
+from tests.e2e.conftest import (
+    SECRET,
+    RunningServer,
+    connect,
+    make_room,
+    start_server,
+    token_for,
+)
 
 
 def get(url: str) -> tuple[int, str]:
@@ -88,10 +95,14 @@ async def test_bad_or_missing_bearer_tokens_answer_401_with_a_bearer_challenge(
     missing = await request(url, {})
     assert (missing.status, missing.json["code"]) == (401, "bad_credentials")
     assert missing.headers["www-authenticate"] == "Bearer"
-    for header in ("Bearer not-a-token", "Bearer a.b", "Basic dXNlcjpwdw=="):
-        bad = await request(url, {}, headers={"Authorization": header})
-        assert (bad.status, bad.json["code"]) == (401, "bad_credentials"), header
-        assert bad.headers["www-authenticate"].startswith("Bearer")
+    expired = issue_token(SECRET, new_guest(), 0, ttl=1)
+    forged = issue_token(b"another secret", new_guest(), 0, ttl=10**10)
+    headers = ("Bearer not-a-token", "Bearer a.b", "Basic dXNlcjpwdw==")
+    for header in (*headers, f"Bearer {expired}", f"Bearer {forged}"):
+        for path in ("/api/tournaments/tnothing/join", "/api/tournaments"):
+            bad = await request(app_server.base_url + path, {}, headers={"Authorization": header})
+            assert (bad.status, bad.json["code"]) == (401, "bad_credentials"), (path, header)
+            assert bad.headers["www-authenticate"].startswith("Bearer")
     good = await request(url, {}, headers={"Authorization": f"Bearer {token_for(new_guest())}"})
     assert good.json["code"] == "unknown_tournament"
 

@@ -12,13 +12,13 @@ from typing import Any
 
 import pytest
 
+from bench.loopback.http import Answer, cookie_value, request
+from client import Client
 from lobby import accounts
 from lobby.identity import new_guest
-from server.client import Client
 from server.settings import Settings
 from tests.conftest import RedisServer
 from tests.e2e.conftest import RunningServer, start_server, token_for
-from tests.e2e.http import Answer, cookie_value, request
 
 PROXY = {"trusted_proxies": ("127.0.0.1/32",)}
 """The tests' requests come from 127.0.0.1: trusting it makes the test a proxy that names

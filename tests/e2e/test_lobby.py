@@ -15,13 +15,13 @@ from typing import Any
 import pytest
 import redis.asyncio as aioredis
 
+from client import Client, ServerReplyError
 from lobby import rating_store
 from lobby import store as lobby_store
 from lobby.games import replay
 from lobby.identity import Player, new_guest
 from rules import find_game
 from rules.record import parse_record_text
-from server.client import Client, ServerReplyError
 from server.embedded_redis import free_port
 from tests.conftest import RedisServer
 from tests.e2e.conftest import (

@@ -8,10 +8,10 @@ from typing import Any
 import pytest
 import redis.asyncio as aioredis
 
+from client import Client, RoomView, ServerReplyError
 from lobby.identity import Player, new_guest
 from rules import GAMES, find_game
 from server import store
-from server.client import Client, RoomView, ServerReplyError
 from tests.e2e.conftest import RunningServer, connect, make_room
 
 MOVE_LIMIT = 600

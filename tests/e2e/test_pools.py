@@ -11,8 +11,8 @@ from collections.abc import AsyncIterator
 import pytest
 import redis.asyncio as aioredis
 
+from client import Client, ServerReplyError
 from lobby.identity import new_guest
-from server.client import Client, ServerReplyError
 from tests.conftest import RedisServer
 from tests.e2e.conftest import RunningServer, connect, start_server
 

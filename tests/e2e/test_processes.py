@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import redis.asyncio as aioredis
 
+from client import Client, ServerReplyError
 from lobby.identity import new_guest
+from protocol.diff import diff
+from protocol.messages import encode_diff
 from server import store
-from server.client import Client, ServerReplyError
-from server.diff import diff
 from server.embedded_redis import free_port
-from server.protocol import encode_diff
 from server.rooms import Move, decide, room_doc
 from tests.conftest import RedisServer
 from tests.e2e.conftest import (

@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 import redis.asyncio as aioredis
 
+from client import ServerReplyError
 from lobby.identity import new_guest
 from server import store
-from server.client import ServerReplyError
 from tests.conftest import RedisServer
 from tests.e2e.conftest import RunningServer, connect, make_room, start_server
 

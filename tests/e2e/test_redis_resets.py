@@ -14,13 +14,13 @@ import os
 
 import redis.asyncio as aioredis
 
+from bench.loopback.tcp_proxy import TcpProxy
+from client import Client, ServerReplyError
 from lobby.identity import new_guest
 from server import store
-from server.client import Client, ServerReplyError
 from server.embedded_redis import free_port
 from tests.conftest import RedisServer
 from tests.e2e.conftest import ServerProcess, make_room, token_for
-from tests.e2e.tcp_proxy import TcpProxy
 
 ROUNDS = int(os.environ.get("RESET_ROUNDS", "10"))
 RETRIED = {"unavailable", "busy"}

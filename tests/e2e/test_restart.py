@@ -7,8 +7,8 @@ from pathlib import Path
 
 import redis.asyncio as aioredis
 
+from client import Client
 from lobby.identity import new_guest
-from server.client import Client
 from server.embedded_redis import free_port
 from tests.e2e.conftest import ServerProcess, make_room, token_for
 

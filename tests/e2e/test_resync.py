@@ -6,8 +6,8 @@ import copy
 
 import redis.asyncio as aioredis
 
+from client import Client, RoomView, ServerReplyError
 from lobby.identity import new_guest
-from server.client import Client, RoomView, ServerReplyError
 from tests.conftest import RedisServer
 from tests.e2e.conftest import RunningServer, connect, make_room, start_server
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 import redis.asyncio as aioredis
 
+from client import ServerReplyError
 from lobby.identity import new_guest
 from server import store
-from server.client import ServerReplyError
 from server.rooms import SeatHolder, new_room
 from tests.e2e.conftest import RunningServer, connect, make_room
 

@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 import redis.asyncio as aioredis
 
+from client import Client, ServerReplyError
 from lobby.identity import new_guest
-from server.client import Client, ServerReplyError
 from server.tournament_service import MAX_FOLLOWED
 from tests.conftest import RedisServer
 from tests.e2e.conftest import RunningServer, start_server, token_for

@@ -19,14 +19,12 @@ from typing import Any
 import pytest
 import redis.asyncio as aioredis
 
+from client import Client
 from lobby import rating_store
 from lobby.identity import Player, new_guest
-from lobby.tournaments import ErrorCode as TournamentErrorCode
-from lobby.tournaments import TournamentError
+from protocol.errors import ErrorCode, TournamentError, error_code
 from server import store
-from server.client import Client
 from server.embedded_redis import free_port
-from server.errors import error_code
 from server.tournament_service import TournamentService
 from tests.conftest import RedisServer
 from tests.e2e.conftest import RunningServer, ServerProcess, start_server, token_for
@@ -365,8 +363,8 @@ async def test_refusals_are_coded_and_change_nothing(field_of: Field) -> None:
 
 
 def test_every_tournament_refusal_has_a_wire_code() -> None:
-    for code in TournamentErrorCode:
-        assert error_code(TournamentError(code, "refused")).value == code.value.replace("-", "_")
+    for code in ErrorCode:
+        assert error_code(TournamentError(code, "refused")) is code
 
 
 def arena_points_by_hand(results: list[float]) -> int:

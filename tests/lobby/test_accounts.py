@@ -6,8 +6,8 @@ import pytest
 
 from lobby import accounts
 from lobby.accounts import Account, LoginLimits, ScryptParams
-from lobby.errors import BadNameError, WeakPasswordError
 from lobby.identity import is_guest_id, new_guest
+from protocol.errors import BadNameError, WeakPasswordError
 
 CHEAP = ScryptParams(n=2**8, r=8, p=1)
 """Fast parameters for tests that hash many times; one test checks the real default."""
@@ -67,7 +67,7 @@ def test_a_stored_value_that_is_not_a_hash_is_an_error(encoded: str) -> None:
 def test_bad_and_reserved_names_are_refused(name: str) -> None:
     with pytest.raises(BadNameError) as caught:
         accounts.check_new_account(name, "long enough password")
-    assert caught.value.code == "bad-name"
+    assert caught.value.code == "bad_name"
 
 
 def test_names_that_only_look_reserved_are_allowed() -> None:

@@ -15,7 +15,7 @@ import redis.asyncio as aioredis
 
 from lobby import attempt_store
 from lobby.attempt_store import Delay, Window
-from lobby.errors import RateLimitedError
+from protocol.errors import RateLimitedError
 
 T0 = 1_000_000.0
 

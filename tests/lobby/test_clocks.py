@@ -144,8 +144,8 @@ def test_clock_data_round_trips_and_shows_the_deadline() -> None:
 
 def test_a_challenge_keeps_its_time_control_in_the_canonical_text() -> None:
     from lobby import challenges
-    from lobby.errors import BadOptionsError
     from lobby.identity import Player
+    from protocol.errors import BadOptionsError
 
     ann = Player("g:ann", "Ann", guest=True)
     made = challenges.create(

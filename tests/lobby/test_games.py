@@ -8,9 +8,9 @@ from dataclasses import replace
 import pytest
 
 from lobby import games
-from lobby.errors import BadRecordError, UnknownGameError
 from lobby.games import FinishedGame, LiveGame
 from lobby.identity import Player
+from protocol.errors import BadRecordError, UnknownGameError
 from rules import GAMES, find_game
 from rules.api import Seat
 from rules.record import Record, parse_record_text, record_text

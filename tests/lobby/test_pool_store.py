@@ -13,9 +13,9 @@ import pytest
 import redis.asyncio as aioredis
 
 from lobby import pool_store
-from lobby.errors import LimitReachedError
 from lobby.identity import Player, new_guest
 from lobby.pools import ENTRY_SECONDS, MAX_WAITING, Entry
+from protocol.errors import LimitReachedError
 
 T0 = 1_000_000.0
 POOL = "boche/5+3/casual"

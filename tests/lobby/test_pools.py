@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from lobby.challenges import Status
-from lobby.errors import BadOptionsError, GuestRatedError, UnknownGameError
 from lobby.identity import Player, new_guest
 from lobby.pools import TIME_CONTROLS, Entry, Pool, paired_challenge, pool_for
+from protocol.errors import BadOptionsError, GuestRatedError, UnknownGameError
 
 
 def test_every_offered_time_control_names_a_pool() -> None:

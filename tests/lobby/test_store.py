@@ -20,7 +20,10 @@ from lobby.accounts import DEFAULT_LOGIN_LIMITS, LoginLimits, ScryptParams
 from lobby.archive import Cursor, Query
 from lobby.attempt_store import Window
 from lobby.challenges import ChallengeLimits, Colour, Status, rematch_id
-from lobby.errors import (
+from lobby.games import FinishedGame, LiveGame
+from lobby.identity import Player, new_guest
+from lobby.work_pool import WorkPool
+from protocol.errors import (
     AlreadyAcceptedError,
     BadCredentialsError,
     BadNameError,
@@ -37,9 +40,6 @@ from lobby.errors import (
     UnknownPlayerError,
     UnknownRoomError,
 )
-from lobby.games import FinishedGame, LiveGame
-from lobby.identity import Player, new_guest
-from lobby.work_pool import WorkPool
 from rules import GAMES, find_game
 from rules.api import Seat
 

@@ -12,7 +12,8 @@ import redis.asyncio as aioredis
 from lobby import tournament_store as store
 from lobby import tournaments as tn
 from lobby.identity import Player
-from lobby.tournaments import ErrorCode, Format, Settings, Status, TournamentError
+from lobby.tournaments import Format, Settings, Status
+from protocol.errors import ErrorCode, TournamentError
 from tests.conftest import RedisServer
 
 HOST = Player("host", "Host", guest=False)

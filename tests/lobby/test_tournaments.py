@@ -14,15 +14,14 @@ from lobby.identity import Player
 from lobby.tournaments import (
     ArenaPlayer,
     Entrant,
-    ErrorCode,
     Format,
     Game,
     Settings,
     Status,
     SwissPlayer,
     Tournament,
-    TournamentError,
 )
+from protocol.errors import ErrorCode, TournamentError
 
 HOST = Player("host", "Host", guest=False)
 GUEST = Player("g:01", "Guest-BoldCube-0001", guest=True)

@@ -7,8 +7,8 @@ import threading
 
 import pytest
 
-from lobby.errors import RateLimitedError
 from lobby.work_pool import WorkPool
+from protocol.errors import RateLimitedError
 
 
 async def test_work_runs_in_a_thread_of_the_pool_not_in_the_event_loop() -> None:

@@ -16,8 +16,8 @@ import random
 import msgpack
 import pytest
 
+from protocol.diff import apply, diff
 from rules import GAMES, find_game
-from server.diff import apply, diff
 
 PLIES = 120
 DIGESTS = {

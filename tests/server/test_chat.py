@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from protocol.errors import BadRequestError, ChatClosedError, NotAPlayerError
+from protocol.messages import MAX_CHAT_LENGTH, ChatChannel, Role
 from server.chat import ChatLine, check_access, clean_text, readers
-from server.errors import BadRequestError, ChatClosedError, NotAPlayerError
-from server.protocol import MAX_CHAT_LENGTH, ChatChannel, Role
 
 
 def test_a_spectator_never_reads_or_writes_the_players_chat() -> None:

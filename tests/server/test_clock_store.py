@@ -10,9 +10,9 @@ import pytest
 import redis.asyncio as aioredis
 
 from lobby.clocks import DAY, MAX_LAG_CREDIT
+from protocol.errors import BadOptionsError
 from rules.api import Seat
-from server import clock_store, store
-from server.errors import BadOptionsError
+from server import adjudicator, clock_store, store
 from server.fanout import Fanout
 from server.metrics import Metrics
 from server.rooms import (
@@ -144,10 +144,10 @@ async def test_a_flag_fall_is_adjudicated_exactly_once_by_two_processes(
         await first.command("r1", Move(ANN.id, 0, "a1"))
         await second.room("r1")  # both processes hold the room in their caches
         assert await clock_store.deadline_of(redis_client, "r1") == 1060.0 + MAX_LAG_CREDIT
-        assert await clock_store.adjudicate(first, 1030.0) == 0  # not due yet
+        assert await adjudicator.adjudicate(first, 1030.0) == 0  # not due yet
         late = 1062.0
         await asyncio.gather(
-            clock_store.adjudicate(first, late), clock_store.adjudicate(second, late)
+            adjudicator.adjudicate(first, late), adjudicator.adjudicate(second, late)
         )
         assert len(ends) == 1
         loaded = await store.load_room(redis_client, "r1")
@@ -155,7 +155,7 @@ async def test_a_flag_fall_is_adjudicated_exactly_once_by_two_processes(
         assert loaded.room.outcome.reason == TIME and loaded.room.outcome.winner is Seat.FIRST
         assert loaded.room.version == 2
         assert await clock_store.deadline_of(redis_client, "r1") is None
-        assert await clock_store.adjudicate(second, late + 100) == 0
+        assert await adjudicator.adjudicate(second, late + 100) == 0
     finally:
         for client in clients:
             await client.aclose()
@@ -184,9 +184,9 @@ async def test_a_restart_keeps_the_clocks_and_their_deadline(
         assert loaded.room.clock.remaining == (110.0, 90.0)
         assert loaded.room.clock.running is Seat.SECOND and loaded.room.clock.since == 40.0
         assert await clock_store.deadline_of(client, "r1") == 130.0 + MAX_LAG_CREDIT
-        await clock_store.adjudicate(after, 129.0)
+        await adjudicator.adjudicate(after, 129.0)
         assert (await after.room("r1")).room.outcome is None
-        await clock_store.adjudicate(after, 132.0)
+        await adjudicator.adjudicate(after, 132.0)
         ended = await store.load_room(client, "r1")
         assert ended is not None and ended.room.outcome is not None
         assert ended.room.outcome.winner is Seat.FIRST
@@ -209,9 +209,9 @@ async def test_correspondence_deadlines_move_with_each_move(
     doc = room_doc((await service.room("r1")).room)
     assert doc["clock"]["remaining"] == [2 * DAY, 3.5 * DAY]
     assert doc["clock"]["kind"] == "correspondence"
-    await clock_store.adjudicate(service, 2.5 * DAY)
+    await adjudicator.adjudicate(service, 2.5 * DAY)
     assert (await service.room("r1")).room.outcome is None
-    await clock_store.adjudicate(service, 2.6 * DAY)
+    await adjudicator.adjudicate(service, 2.6 * DAY)
     outcome = (await service.room("r1")).room.outcome
     assert outcome is not None and outcome.winner is Seat.SECOND and outcome.reason == TIME
 
@@ -227,7 +227,7 @@ async def test_an_early_or_stale_entry_is_set_right_without_ending_the_game(
     await service.command("r1", Move(ANN.id, 0, "a1"))
     await redis_client.zadd(clock_store.DUE_KEY, {"r1": 5.0})
     await redis_client.zadd(clock_store.DUE_KEY, {"gone": 5.0})
-    assert await clock_store.adjudicate(service, 10.0) == 2
+    assert await adjudicator.adjudicate(service, 10.0) == 2
     assert (await service.room("r1")).room.outcome is None
     assert await clock_store.deadline_of(redis_client, "r1") == 60.0 + MAX_LAG_CREDIT
     assert await clock_store.deadline_of(redis_client, "gone") is None
@@ -275,7 +275,7 @@ def test_a_player_who_leaves_is_shown_away_and_back(ttt: ModuleType) -> None:
 
 def test_the_opponent_may_claim_the_win_only_after_the_grace_period(ttt: ModuleType) -> None:
     from lobby.clocks import AWAY_GRACE
-    from server.errors import CannotClaimError
+    from protocol.errors import CannotClaimError
     from server.rooms import ABANDONMENT, Claim, Presence
 
     room = decide(_room("10+0"), Move(ANN.id, 0, "a1", now=0.0)).room
@@ -293,7 +293,7 @@ def test_the_opponent_may_claim_the_win_only_after_the_grace_period(ttt: ModuleT
 
 
 def test_a_correspondence_game_has_no_claim(ttt: ModuleType) -> None:
-    from server.errors import CannotClaimError
+    from protocol.errors import CannotClaimError
     from server.rooms import Claim, Presence
 
     room = decide(_room("3d"), Presence(BOB.id, here=False, now=0.0)).room
@@ -321,11 +321,11 @@ async def test_the_adjudicator_sweeps_on_its_own_and_stops_promptly(
     await service.command("r1", Move(ANN.id, 0, "a1"))
     ended = asyncio.Event()
     service.on_commit = lambda room, events: ended.set() if room.outcome else None
-    adjudicator = clock_store.Adjudicator(service, every=0.01, now=lambda: 100.0)
-    adjudicator.start()
+    sweep = adjudicator.Adjudicator(service, every=0.01, now=lambda: 100.0)
+    sweep.start()
     try:
         await asyncio.wait_for(ended.wait(), 5)
     finally:
-        await asyncio.wait_for(adjudicator.stop(), clock_store.STOP_WAIT)
+        await asyncio.wait_for(sweep.stop(), adjudicator.STOP_WAIT)
     outcome = (await service.room("r1")).room.outcome
     assert outcome is not None and outcome.reason == TIME

@@ -11,9 +11,10 @@ from typing import cast
 from starlette.types import Message
 
 from lobby.identity import new_guest
+from protocol.errors import CloseCode
+from protocol.messages import Role, decode_server
 from server.connection import Connection, TokenBucket, Watch
 from server.metrics import Metrics
-from server.protocol import CloseCode, Role, decode_server
 from server.service import RoomService
 from server.settings import Settings
 

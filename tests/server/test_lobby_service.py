@@ -20,10 +20,10 @@ from redis.exceptions import OutOfMemoryError
 from lobby import rating_store
 from lobby import store as lobby_store
 from lobby.challenges import ChallengeLimits, Status
-from lobby.errors import LimitReachedError
 from lobby.games import LiveGame
 from lobby.identity import Player
-from server import clock_store, outbox, store
+from protocol.errors import LimitReachedError
+from server import adjudicator, clock_store, outbox, store
 from server.fanout import Fanout
 from server.lobby_service import LobbyService
 from server.metrics import Metrics
@@ -253,8 +253,8 @@ async def test_an_unstarted_game_is_aborted_at_its_idle_limit_and_leaves_the_lob
     room_id = await started(lobby, rated=True)
     await lobby.drain()
     assert await clock_store.idle_deadline_of(redis_client, room_id) == T0 + 600
-    assert await clock_store.end_idle(rooms, T0 + 599) == 0
-    assert await clock_store.end_idle(rooms, T0 + 600) == 1
+    assert await adjudicator.end_idle(rooms, T0 + 599) == 0
+    assert await adjudicator.end_idle(rooms, T0 + 600) == 1
     loaded = await store.load_room(redis_client, room_id)
     assert loaded is not None and loaded.room.outcome is not None
     assert loaded.room.outcome.reason == ABORTED
@@ -277,8 +277,8 @@ async def test_an_untimed_game_that_stops_moving_ends_idle_and_a_move_puts_it_of
     await rooms.command(room_id, Move(BOB.id, version, "b1"))
     await lobby.drain()
     assert await clock_store.idle_deadline_of(redis_client, room_id) == T0 + 100 + 3600
-    assert await clock_store.end_idle(rooms, T0 + 3600 + 99) == 0
-    await clock_store.end_idle(rooms, T0 + 3600 + 100)
+    assert await adjudicator.end_idle(rooms, T0 + 3600 + 99) == 0
+    await adjudicator.end_idle(rooms, T0 + 3600 + 100)
     loaded = await store.load_room(redis_client, room_id)
     assert loaded is not None and loaded.room.outcome is not None
     assert (loaded.room.outcome.winner, loaded.room.outcome.reason) == (None, IDLE)

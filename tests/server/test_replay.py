@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from server.errors import BadRequestError
+from protocol.errors import BadRequestError
 from server.replay import position_data
 from server.rooms import Move, SeatHolder, decide, new_room, replay, room_doc
 

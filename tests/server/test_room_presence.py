@@ -12,9 +12,9 @@ import pytest
 import redis.asyncio as aioredis
 
 from lobby.clocks import AWAY_GRACE
+from protocol.errors import CannotClaimError
 from rules.api import Seat
 from server import store
-from server.errors import CannotClaimError
 from server.fanout import Fanout
 from server.metrics import Metrics
 from server.room_presence import players_here

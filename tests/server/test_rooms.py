@@ -6,8 +6,7 @@ from types import ModuleType
 
 import pytest
 
-from rules.api import IllegalMoveError, InvalidMoveError, Seat
-from server.errors import (
+from protocol.errors import (
     BadOptionsError,
     BadRequestError,
     CannotAbortError,
@@ -19,6 +18,7 @@ from server.errors import (
     StaleVersionError,
     UnknownGameError,
 )
+from rules.api import IllegalMoveError, InvalidMoveError, Seat
 from server.rooms import (
     ABORTED,
     IDLE,

@@ -9,11 +9,10 @@ from types import ModuleType
 import pytest
 import redis.asyncio as aioredis
 
+from protocol.errors import BusyError, ErrorCode, UnavailableError, error_code
 from server import store
-from server.errors import BusyError, UnavailableError, error_code
 from server.fanout import Fanout
 from server.metrics import Metrics
-from server.protocol import ErrorCode
 from server.rooms import Move, SeatHolder, SetSpectators, new_room
 from server.service import RoomService
 

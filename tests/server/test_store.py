@@ -9,9 +9,9 @@ import pytest
 import redis.asyncio as aioredis
 import redis.exceptions
 
+from protocol.diff import diff
+from protocol.messages import decode_server, encode_diff
 from server import store
-from server.diff import diff
-from server.protocol import decode_server, encode_diff
 from server.rooms import Move, Room, SeatHolder, decide, new_room, room_doc
 from tests.conftest import RedisServer
 
@@ -158,13 +158,6 @@ async def test_watchers_add_up_over_processes(redis_client: aioredis.Redis) -> N
     assert await store.change_watchers(redis_client, "r1", "proc-b", 1) == 3
     assert await store.change_watchers(redis_client, "r1", "proc-a", -2) == 1
     assert await redis_client.hkeys(store.watchers_key("r1")) == [b"proc-b"]
-
-
-async def test_the_session_secret_is_shared_by_every_process(
-    redis_client: aioredis.Redis,
-) -> None:
-    first = await store.session_secret(redis_client, b"one")
-    assert await store.session_secret(redis_client, b"two") == first == b"one"
 
 
 async def test_batched_commits_keep_their_own_results(

@@ -8,14 +8,14 @@ from types import ModuleType
 
 import pytest
 
-from rules.api import Seat
-from server.errors import (
+from protocol.errors import (
     CannotTakeBackError,
     GameOverError,
     NoOfferError,
     NotAPlayerError,
     StaleVersionError,
 )
+from rules.api import Seat
 from server.rooms import (
     Move,
     MovesTakenBack,

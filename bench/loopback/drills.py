@@ -59,15 +59,15 @@ import msgpack
 import redis.asyncio as aioredis
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
+from bench.loopback import http
+from bench.loopback.tcp_proxy import TcpProxy
+from bench.loopback.topology import SECRET, Topology
+from client import Client, RoomView, ServerReplyError
 from lobby import rating_store
 from lobby import store as lobby_store
 from lobby.identity import Player, issue_token, new_guest, player_from_data
 from rules import GAMES, find_game
 from server import listing, outbox, store
-from server.client import Client, RoomView, ServerReplyError
-from tests.deploy.topology import SECRET, Topology
-from tests.e2e import http
-from tests.e2e.tcp_proxy import TcpProxy
 
 SHORT_OPTIONS = {"ankor": "-size=3", "boche": "-size=4"}
 """Options that keep random games short, where a game's defaults make long ones."""

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from server.diff import DiffError, apply, diff
+from protocol.diff import DiffError, apply, diff
 
 ROOT = Path(__file__).resolve().parents[2]
 DIFF_JS = (ROOT / "client_js" / "diff.js").as_uri()

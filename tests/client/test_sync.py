@@ -8,8 +8,8 @@ from typing import Any
 import msgpack
 import pytest
 
-from server import client as client_module
-from server.client import Client, RoomView
+import client as client_module
+from client import Client, RoomView
 
 
 class RecordingSocket:

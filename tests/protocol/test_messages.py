@@ -7,20 +7,18 @@ from typing import Any
 import msgpack
 import pytest
 
-from server import protocol
-from server.protocol import (
+from protocol import messages
+from protocol.errors import FrameError, FrameTooLargeError, MessageError, UnknownTypeError
+from protocol.javascript import JS_PATH, javascript
+from protocol.messages import (
     MAX_FRAME_BYTES,
     ClientJoin,
     ClientLeave,
     ClientMove,
     ClientResign,
     ClientSync,
-    FrameError,
-    FrameTooLargeError,
-    MessageError,
     ServerDiff,
     ServerError,
-    UnknownTypeError,
     decode,
     decode_server,
     diff_reply,
@@ -114,36 +112,36 @@ def test_server_messages_round_trip_through_decode_server() -> None:
 
 
 def test_every_message_type_has_one_class() -> None:
-    names = set(protocol.CLIENT_MESSAGES) | set(protocol.SERVER_MESSAGES)
-    assert names == {m.value for m in protocol.MsgType}
+    names = set(messages.CLIENT_MESSAGES) | set(messages.SERVER_MESSAGES)
+    assert names == {m.value for m in messages.MsgType}
 
 
-def test_protocol_js_is_generated_from_protocol_py() -> None:
-    """client_js/protocol.js is stale: run `python -m server.protocol`."""
-    assert protocol.JS_PATH.read_text() == protocol.javascript()
+def test_protocol_js_is_generated_from_the_protocol_package() -> None:
+    """client_js/protocol.js is stale: run `python -m protocol`."""
+    assert JS_PATH.read_text() == javascript()
 
 
 @pytest.mark.parametrize(
     "body, expected",
     [
-        ({"t": "abort", "id": 1, "room": "r", "version": 2}, protocol.ClientAbort(1, "r", 2)),
+        ({"t": "abort", "id": 1, "room": "r", "version": 2}, messages.ClientAbort(1, "r", 2)),
         (
             {"t": "draw", "id": 1, "room": "r", "version": 2, "action": "offer"},
-            protocol.ClientDraw(1, "r", 2, "offer"),
+            messages.ClientDraw(1, "r", 2, "offer"),
         ),
-        ({"t": "rematch", "id": 1, "room": "r"}, protocol.ClientRematch(1, "r")),
-        ({"t": "lobby", "id": 1}, protocol.ClientLobby(1)),
+        ({"t": "rematch", "id": 1, "room": "r"}, messages.ClientRematch(1, "r")),
+        ({"t": "lobby", "id": 1}, messages.ClientLobby(1)),
         (
             {"t": "challenge", "id": 1, "game": "boche"},
-            protocol.ClientChallenge(1, "boche", "", "random", False, None, None),
+            messages.ClientChallenge(1, "boche", "", "random", False, None, None),
         ),
         (
             {"t": "challenge", "id": 1, "game": "boche", "rated": True, "target": "ann"},
-            protocol.ClientChallenge(1, "boche", "", "random", True, "ann", None),
+            messages.ClientChallenge(1, "boche", "", "random", True, "ann", None),
         ),
-        ({"t": "accept", "id": 1, "challenge": "c"}, protocol.ClientAccept(1, "c")),
-        ({"t": "decline", "id": 1, "challenge": "c"}, protocol.ClientDecline(1, "c")),
-        ({"t": "cancel", "id": 1, "challenge": "c"}, protocol.ClientCancel(1, "c")),
+        ({"t": "accept", "id": 1, "challenge": "c"}, messages.ClientAccept(1, "c")),
+        ({"t": "decline", "id": 1, "challenge": "c"}, messages.ClientDecline(1, "c")),
+        ({"t": "cancel", "id": 1, "challenge": "c"}, messages.ClientCancel(1, "c")),
     ],
 )
 def test_decode_reads_the_lobby_and_room_action_messages(

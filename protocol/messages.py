@@ -1,31 +1,35 @@
-"""The wire protocol, defined once: every message, field, error code, close code and size limit.
+"""The wire messages, defined once: every message type and field, and the size limits.
 
 Frames are binary websocket messages holding one msgpack map; ``t`` names the message type.
 Client requests carry a request id ``id`` (an integer or a short string); every reply and
 error echoes it as ``ref``.  :func:`decode` is the only place where bytes become messages.
-``python -m server.protocol`` writes ``client_js/protocol.js`` from the definitions here, so
-the browser speaks exactly this protocol.  Imports only msgpack and the standard library.
+The error codes and close codes are in :mod:`protocol.errors`; ``python -m protocol`` writes
+``client_js/protocol.js`` from both, so the browser speaks exactly this protocol.  Imports
+msgpack, the standard library and :mod:`protocol.errors`.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import json
 import struct
-import sys
 from dataclasses import dataclass
-from enum import IntEnum, StrEnum
-from pathlib import Path
+from enum import StrEnum
 from typing import Any, ClassVar, TypeAlias
 
 import msgpack
+
+from protocol.errors import (
+    FrameError,
+    FrameTooLargeError,
+    MessageError,
+    RequestId,
+    UnknownTypeError,
+)
 
 MAX_FRAME_BYTES = 4096
 """Largest frame a client may send; larger ones close the socket with 1009."""
 MAX_ID_LENGTH = 64
 """Longest string accepted as a request id or room id."""
-
-RequestId: TypeAlias = int | str
 
 
 class MsgType(StrEnum):
@@ -93,104 +97,11 @@ MAX_CHAT_LENGTH = 140
 """Longest chat message, in characters (after surrounding spaces are dropped)."""
 
 
-class ErrorCode(StrEnum):
-    """Why a request was refused; the request changed nothing."""
-
-    BAD_REQUEST = "bad_request"
-    UNKNOWN_TYPE = "unknown_type"
-    UNKNOWN_ROOM = "unknown_room"
-    NOT_JOINED = "not_joined"
-    NOT_A_PLAYER = "not_a_player"
-    NOT_YOUR_TURN = "not_your_turn"
-    GAME_OVER = "game_over"
-    STALE_VERSION = "stale_version"
-    INVALID_MOVE = "invalid_move"
-    ILLEGAL_MOVE = "illegal_move"
-    UNKNOWN_GAME = "unknown_game"
-    BAD_OPTIONS = "bad_options"
-    RATE_LIMITED = "rate_limited"
-    BUSY = "busy"
-    UNAVAILABLE = "unavailable"
-    CANNOT_ABORT = "cannot_abort"
-    NO_OFFER = "no_offer"
-    GAME_NOT_OVER = "game_not_over"
-    UNKNOWN_PLAYER = "unknown_player"
-    UNKNOWN_CHALLENGE = "unknown_challenge"
-    OWN_CHALLENGE = "own_challenge"
-    NOT_TARGET = "not_target"
-    NOT_CHALLENGER = "not_challenger"
-    ALREADY_ACCEPTED = "already_accepted"
-    CHALLENGE_CLOSED = "challenge_closed"
-    CHALLENGE_EXPIRED = "challenge_expired"
-    GUEST_RATED = "guest_rated"
-    LIMIT_REACHED = "limit_reached"
-    BAD_CREDENTIALS = "bad_credentials"
-    NAME_TAKEN = "name_taken"
-    BAD_NAME = "bad_name"
-    WEAK_PASSWORD = "weak_password"
-    BAD_RECORD = "bad_record"
-    CANNOT_CLAIM = "cannot_claim"
-    CANNOT_TAKE_BACK = "cannot_take_back"
-    CHAT_CLOSED = "chat_closed"
-    UNKNOWN_LINE = "unknown_line"
-    # tournaments (``lobby.tournaments.ErrorCode`` with ``_`` for ``-``)
-    FULL = "full"
-    STARTED = "started"
-    FINISHED = "finished"
-    NOT_STARTED = "not_started"
-    GUEST_IN_RATED = "guest_in_rated"
-    GUEST_CREATOR = "guest_creator"
-    ALREADY_JOINED = "already_joined"
-    IMPOSSIBLE_SETTINGS = "impossible_settings"
-    TOO_EARLY = "too_early"
-    TOO_FEW_PLAYERS = "too_few_players"
-    ROUND_UNFINISHED = "round_unfinished"
-    NO_MORE_ROUNDS = "no_more_rounds"
-    NOT_OVER = "not_over"
-    UNKNOWN_TOURNAMENT = "unknown_tournament"
-    RESULT_CONFLICT = "result_conflict"
-    BAD_RESULT = "bad_result"
-
-
-class CloseCode(IntEnum):
-    """Websocket close codes the server uses (RFC 6455 section 7.4.1)."""
-
-    NORMAL = 1000
-    GOING_AWAY = 1001
-    UNSUPPORTED_DATA = 1003
-    POLICY_VIOLATION = 1008
-    MESSAGE_TOO_BIG = 1009
-    INTERNAL_ERROR = 1011
-    TRY_AGAIN_LATER = 1013
-
-
 class Role(StrEnum):
     """How a connection takes part in a room."""
 
     PLAYER = "player"
     SPECTATOR = "spectator"
-
-
-class FrameError(Exception):
-    """A frame that cannot be read at all; the connection closes with ``close_code``."""
-
-    close_code: ClassVar[CloseCode] = CloseCode.UNSUPPORTED_DATA
-
-
-class FrameTooLargeError(FrameError):
-    close_code = CloseCode.MESSAGE_TOO_BIG
-
-
-class MessageError(ValueError):
-    """A readable frame that is not a valid request; answered with an error, ``ref`` echoed."""
-
-    def __init__(self, message: str, ref: RequestId | None = None) -> None:
-        super().__init__(message)
-        self.ref = ref
-
-
-class UnknownTypeError(MessageError):
-    """A frame whose ``t`` names no client message."""
 
 
 # --- client to server -------------------------------------------------------------------------
@@ -861,64 +772,3 @@ def _is_request_id(value: object) -> bool:
     if isinstance(value, int):
         return 0 <= value < 2**53
     return isinstance(value, str) and 0 < len(value) <= MAX_ID_LENGTH
-
-
-# --- the JavaScript twin ----------------------------------------------------------------------
-
-
-def javascript() -> str:
-    """The text of ``client_js/protocol.js``: the same constants and message shapes."""
-
-    def fields(cls: type) -> list[str]:
-        return [f.name for f in dataclasses.fields(cls)]
-
-    client = {name: fields(cls) for name, cls in CLIENT_MESSAGES.items()}
-    server = {name: fields(cls) for name, cls in SERVER_MESSAGES.items()}
-    parts = [
-        "// Generated by `python -m server.protocol` from server/protocol.py: do not edit.",
-        "// The wire protocol: msgpack maps whose `t` names the message type.",
-        "",
-        f"export const MAX_FRAME_BYTES = {MAX_FRAME_BYTES};",
-        "",
-        _js_enum("MsgType", {m.name: m.value for m in MsgType}),
-        _js_enum("ErrorCode", {m.name: m.value for m in ErrorCode}),
-        _js_enum("CloseCode", {m.name: int(m) for m in CloseCode}),
-        _js_enum("Role", {m.name: m.value for m in Role}),
-        _js_enum("DrawAction", {m.name: m.value for m in DrawAction}),
-        _js_enum("ChatChannel", {m.name: m.value for m in ChatChannel}),
-        f"export const MAX_CHAT_LENGTH = {MAX_CHAT_LENGTH};",
-        "",
-        "/** Fields of every message the client sends, by type. */",
-        f"export const CLIENT_MESSAGES = Object.freeze({json.dumps(client, indent=2)});",
-        "/** Fields of every message the server sends, by type (`lobby`, `challenge`,",
-        " * `tournaments` and `tournament` are both a request and its reply). */",
-        f"export const SERVER_MESSAGES = Object.freeze({json.dumps(server, indent=2)});",
-        "",
-    ]
-    return "\n".join(parts)
-
-
-def _js_enum(name: str, members: dict[str, object]) -> str:
-    body = "".join(f"  {key}: {json.dumps(value)},\n" for key, value in members.items())
-    return f"export const {name} = Object.freeze({{\n{body}}});\n"
-
-
-JS_PATH = Path(__file__).resolve().parent.parent / "client_js" / "protocol.js"
-
-
-def main() -> int:
-    """Write client_js/protocol.js (``--check``: exit 1 if it is stale instead)."""
-    text = javascript()
-    if "--check" in sys.argv[1:]:
-        current = JS_PATH.read_text() if JS_PATH.exists() else ""
-        if current != text:
-            print(f"{JS_PATH} is stale: run python -m server.protocol", file=sys.stderr)
-            return 1
-        return 0
-    JS_PATH.write_text(text)
-    print(f"wrote {JS_PATH}")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,4 +1,4 @@
-"""A TCP proxy for tests (and the deployment drills, tests/deploy/drills.py, one between each
+"""A TCP proxy for tests (and the deployment drills, bench/loopback/drills.py, one between each
 server process and Redis) that must break a connection the way a network does.
 
 Every connection accepted is piped to the target; :meth:`TcpProxy.reset_all` ends every live

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from server.client import apply_lobby_event
-from server.protocol import FrameError
+from client import apply_lobby_event
+from protocol.errors import FrameError
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "lobby_events.json"
 

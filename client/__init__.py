@@ -2,12 +2,35 @@
 
 It also follows the lobby (a snapshot, then events applied by :func:`apply_lobby_event`),
 makes, accepts, declines and cancels challenges, and follows tournaments (each event kept at
-the highest version received).
+the highest version received).  A bot or a tool is a few lines; this one takes the first open
+challenge and plays random legal moves until the game ends::
 
-Tests, the benchmark and bots use it.  Each joined room is kept as a :class:`RoomView` whose
-``doc`` is the server's room state: a snapshot replaces it, a diff applies only on top of the
-version before it, and a gap makes the client ask ``sync``.  Nothing here knows a game.
-Imports the websockets client, protocol and diff; nothing in the server imports it.
+    import asyncio, random
+    from client import Client, guest
+    from rules import find_game
+
+    async def play_one_game(base_url: str) -> dict:  # e.g. "http://127.0.0.1:8000"
+        me, token = await asyncio.to_thread(guest, base_url)
+        client = await Client.connect(base_url.replace("http", "ws", 1) + "/ws", token)
+        await client.follow_lobby()
+        lobby = await client.wait_lobby(lambda lobby: bool(lobby["open"]), timeout=600)
+        room = await client.accept(lobby["open"][0]["id"])
+        view = await client.join(room)
+        game = find_game(view.doc["game"])
+        seat = [holder["id"] for holder in view.doc["seats"]].index(me["id"])
+        while view.doc["outcome"] is None:
+            version = view.version + 1  # the next move, whoever makes it
+            if view.doc["to_move"] == seat:
+                moves = list(game.legal_moves(game.from_data(view.doc["data"])))
+                version = await client.move(room, game.move_text(random.choice(moves)))
+            view = await client.wait_version(room, version, timeout=600)
+        await client.close()
+        return view.doc["outcome"]
+
+Each joined room is kept as a :class:`RoomView` whose ``doc`` is the server's room state: a
+snapshot replaces it, a diff applies only on top of the version before it, and a gap makes the
+client ask ``sync``.  Nothing here knows a game.  Tests, the benchmarks and the bots use it.
+Imports the websockets client and :mod:`protocol` only; nothing in the server imports it.
 """
 
 from __future__ import annotations
@@ -25,8 +48,9 @@ import msgpack
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
-from server import protocol
-from server.diff import DiffError, apply
+from protocol import messages
+from protocol.diff import DiffError, apply
+from protocol.errors import FrameError, RequestId
 
 _REPLIES = frozenset(
     (
@@ -108,7 +132,7 @@ def apply_lobby_event(lobby: dict[str, Any], event: dict[str, Any], me: str) -> 
         if event["presence"] is not None:
             lobby["online"].append(event["presence"])
     else:
-        raise protocol.FrameError(f"unknown lobby event {kind!r}")
+        raise FrameError(f"unknown lobby event {kind!r}")
 
 
 class Client:
@@ -134,8 +158,8 @@ class Client:
         self.frames_received = 0
         self.on_diff: Callable[[str, int], None] | None = None
         self._ids = itertools.count(1)
-        self._replies: dict[protocol.RequestId, asyncio.Future[dict[str, Any]]] = {}
-        self._sync_requests: dict[protocol.RequestId, RoomView] = {}
+        self._replies: dict[RequestId, asyncio.Future[dict[str, Any]]] = {}
+        self._sync_requests: dict[RequestId, RoomView] = {}
         self._changed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._welcome: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._tasks: set[asyncio.Task[None]] = set()
@@ -208,7 +232,7 @@ class Client:
         room: str,
         text: str,
         version: int | None = None,
-        request_id: protocol.RequestId | None = None,
+        request_id: RequestId | None = None,
     ) -> int:
         """Play ``text`` from ``version`` (default: the view's); the version after the move."""
         body: dict[str, Any] = {
@@ -382,9 +406,9 @@ class Client:
         try:
             async for frame in self.socket:
                 if isinstance(frame, str):
-                    raise protocol.FrameError("the server sent a text frame")
+                    raise FrameError("the server sent a text frame")
                 self.frames_received += 1
-                self._handle(protocol.decode_server(frame))
+                self._handle(messages.decode_server(frame))
                 self._notify()
         except ConnectionClosed:
             pass  # the end of every connection; ``socket.close_code`` says how it ended
@@ -453,7 +477,7 @@ class Client:
             if future is not None and not future.done():
                 future.set_result(body)
         else:
-            raise protocol.FrameError(f"unexpected server message {kind!r}")
+            raise FrameError(f"unexpected server message {kind!r}")
 
     def _keep_tournament(self, event: dict[str, Any]) -> None:
         """Keep the newest copy: an event pushed before the reply may be newer than it."""

@@ -1,0 +1,8 @@
+"""Deployments on loopback ports and the tools to break them, for the drills and the tests.
+
+:mod:`~bench.loopback.topology` runs redis-server, several ``python -m server`` processes and
+HAProxy with the configuration in deploy/; :mod:`~bench.loopback.drills` plays games through
+it while it breaks Redis and the servers; :mod:`~bench.loopback.tcp_proxy` resets connections
+the way a network does; :mod:`~bench.loopback.http` is a small HTTP client on asyncio streams.
+``python -m bench.drills`` prints the drills' report; tests/deploy and tests/e2e use them too.
+"""
