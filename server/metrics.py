@@ -21,7 +21,6 @@ from prometheus_client.core import (
     Metric,
 )
 from prometheus_client.registry import Collector
-from prometheus_client.utils import floatToGoString
 
 COMMIT_BUCKETS = (0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1.0)
 """Upper bounds in seconds of the commit latency histogram."""
@@ -84,7 +83,7 @@ class _Collector(Collector):
         buckets, total = [], 0
         for bound, count in zip((*COMMIT_BUCKETS, math.inf), m.commit_counts, strict=True):
             total += count
-            buckets.append((floatToGoString(bound), total))
+            buckets.append(("+Inf" if math.isinf(bound) else str(bound), total))
         yield HistogramMetricFamily(
             "browne_commit_seconds",
             "Latency of the commit script.",

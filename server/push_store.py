@@ -57,7 +57,7 @@ async def add(
 ) -> bool:
     """Keeps ``subscription`` (replacing the same address's); False when the player already
     has ``most`` other devices."""
-    added = await client.eval(  # type: ignore[misc]
+    added = await client.eval(
         _ADD,
         1,
         subscriptions_key(player_id),
@@ -70,12 +70,12 @@ async def add(
 
 async def remove(client: aioredis.Redis, player_id: str, endpoint: str) -> bool:
     """Forgets one device; False if it was not subscribed."""
-    return bool(await client.hdel(subscriptions_key(player_id), endpoint))  # type: ignore[misc]
+    return bool(await client.hdel(subscriptions_key(player_id), endpoint))
 
 
 async def subscriptions(client: aioredis.Redis, player_id: str) -> list[Subscription]:
     """The player's devices."""
-    stored = await client.hvals(subscriptions_key(player_id))  # type: ignore[misc]
+    stored = await client.hvals(subscriptions_key(player_id))
     found = []
     for raw in stored:
         data = json.loads(raw)
