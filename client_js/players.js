@@ -106,13 +106,19 @@ class PlayerPage {
     this.graphs.replaceChildren(...histories.filter(([, history]) => history.length > 0).map(([game, history]) => ratingGraph(TITLES[game] ?? game, game, history)));
   }
 
-  show({ player, ratings, playing, opponents }) {
+  show({ player, bot, ratings, playing, opponents }) {
     this.player = player;
     const h = element;
     const me = this.me()?.id ?? null;
     this.title.textContent = player.name;
     document.title = `${player.name}: Browne's games`;
-    this.kind.textContent = player.guest ? "A guest: plays casual games, unrated." : player.id === me ? "Your page." : "";
+    this.kind.textContent = player.guest
+      ? "A guest: plays casual games, unrated."
+      : bot
+        ? "A bot: a computer program plays this account. Challenge it like anyone."
+        : player.id === me
+          ? "Your page."
+          : "";
     this.ratings.replaceChildren(
       ...Object.entries(ratings).map(([game, r]) =>
         h("tr", { "data-game": game, class: r.provisional ? "provisional" : "" }, [h("td", {}, [h("a", { href: `#/rules/${game}` }, [TITLES[game] ?? game])]), h("td", { class: "rating" }, [r.games > 0 ? r.text : "—"]), h("td", {}, [String(r.games)])]),

@@ -79,6 +79,7 @@ export const ErrorCode = Object.freeze({
   CANNOT_CLAIM: "cannot_claim",
   CANNOT_TAKE_BACK: "cannot_take_back",
   CHAT_CLOSED: "chat_closed",
+  CANNOT_BE_BOT: "cannot_be_bot",
   UNKNOWN_LINE: "unknown_line",
   FULL: "full",
   STARTED: "started",

@@ -55,6 +55,8 @@ class Account:
     player: Player
     password_hash: str
     created: float
+    bot: bool = False
+    """A bot account: someone's program plays it (see ``docs/bots.md``); for good."""
 
     def to_data(self) -> dict[str, object]:
         return {
@@ -62,6 +64,7 @@ class Account:
             "name": self.player.name,
             "hash": self.password_hash,
             "created": self.created,
+            "bot": self.bot,
         }
 
     @classmethod
@@ -70,6 +73,7 @@ class Account:
             player=Player(id=str(data["id"]), name=str(data["name"]), guest=False),
             password_hash=str(data["hash"]),
             created=float(data["created"]),  # type: ignore[arg-type]
+            bot=bool(data.get("bot", False)),
         )
 
 

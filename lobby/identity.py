@@ -23,6 +23,8 @@ from dataclasses import dataclass
 PlayerId = str
 
 TOKEN_TTL_SECONDS = 30 * 24 * 3600
+BOT_TOKEN_TTL_SECONDS = 365 * 24 * 3600
+"""A bot account's token lasts a year: a program should not need a person to sign it in."""
 """A session lasts thirty days; a guest who comes back later is a new guest."""
 DEVICE_TTL_SECONDS = 365 * 24 * 3600
 """A device stays known for a year after its last successful login."""

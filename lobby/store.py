@@ -71,6 +71,7 @@ from lobby.presence import HEARTBEAT_TTL, LOBBY, Connection, ConnectionId, Prese
 from lobby.work_pool import DEFAULT_POOL, Reservation, WorkPool
 from protocol.errors import (
     BadCredentialsError,
+    CannotBeBotError,
     ChallengeExpiredError,
     NameTakenError,
     UnknownChallengeError,
@@ -106,6 +107,22 @@ if redis.call('SET', KEYS[1], ARGV[1], 'NX') then
   return 1
 end
 return 0
+"""
+
+# Marks an account a bot account unless it has finished a game (KEYS: the account, its
+# history); 1 done (or already a bot), 0 no such account, -1 it has played.
+_MAKE_BOT_LUA = """
+local raw = redis.call('GET', KEYS[1])
+if not raw then
+  return 0
+end
+if redis.call('LLEN', KEYS[2]) > 0 then
+  return -1
+end
+local account = cjson.decode(raw)
+account['bot'] = true
+redis.call('SET', KEYS[1], cjson.encode(account))
+return 1
 """
 
 # Stores a connection and its deadline together; when renewing (ARGV[4] == 1), only if the
@@ -270,6 +287,27 @@ async def login(
                 await _rehash(redis, account, password, params, hashing)
             return account.player
     raise BadCredentialsError("wrong username or password")
+
+
+async def make_bot(redis: Redis, player: Player) -> Account:
+    """Make ``player``'s account a bot account, for good; raises CannotBeBotError for a guest
+    or an account that has finished a game (its games and rating were a person's)."""
+    if player.guest:
+        raise CannotBeBotError("a guest cannot be a bot: register an account for the program")
+    done = await redis.eval(
+        _MAKE_BOT_LUA,
+        2,
+        _ACCOUNTS_KEY + accounts.name_key(player.name),
+        _history_key(player.id),
+    )
+    if done == -1:
+        raise CannotBeBotError(
+            f"{player.name} has played games: register a new account for the program"
+        )
+    account = await get_account(redis, player.name)
+    if done == 0 or account is None:
+        raise UnknownPlayerError(f"no account is called {player.name!r}")
+    return account
 
 
 async def find_player(redis: Redis, name_or_id: str, now: float) -> Player:

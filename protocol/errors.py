@@ -58,6 +58,7 @@ class ErrorCode(StrEnum):
     CANNOT_CLAIM = "cannot_claim"
     CANNOT_TAKE_BACK = "cannot_take_back"
     CHAT_CLOSED = "chat_closed"
+    CANNOT_BE_BOT = "cannot_be_bot"
     UNKNOWN_LINE = "unknown_line"
     # tournaments (the codes of :class:`TournamentError`)
     FULL = "full"
@@ -348,6 +349,13 @@ class WeakPasswordError(ClientError):
     code = ErrorCode.WEAK_PASSWORD
 
 
+class CannotBeBotError(ClientError):
+    """Only an account that has finished no game may become a bot account (a guest may not):
+    a person's games and rating never pass to a program."""
+
+    code = ErrorCode.CANNOT_BE_BOT
+
+
 # tournaments
 
 
@@ -383,6 +391,7 @@ HTTP_STATUS: dict[ErrorCode, int] = {
     ErrorCode.UNKNOWN_PLAYER: 404,
     ErrorCode.UNKNOWN_TOURNAMENT: 404,
     ErrorCode.NAME_TAKEN: 409,
+    ErrorCode.CANNOT_BE_BOT: 409,
     ErrorCode.FULL: 409,
     ErrorCode.STARTED: 409,
     ErrorCode.FINISHED: 409,

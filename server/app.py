@@ -56,6 +56,7 @@ from lobby.challenges import ChallengeLimits
 from lobby.clocks import time_control_text
 from lobby.games import view_record
 from lobby.identity import (
+    BOT_TOKEN_TTL_SECONDS,
     DEVICE_TTL_SECONDS,
     BadTokenError,
     KnownDevice,
@@ -442,6 +443,21 @@ def create_app(settings: Settings) -> Starlette:
         except ClientError as error:
             return _error_response(error)
 
+    async def bot_token(request: Request) -> Response:
+        """Makes the signed-in account a bot account (for good) and gives its program a
+        token that lasts :data:`BOT_TOKEN_TTL_SECONDS`."""
+        runtime: Runtime = request.app.state.runtime
+        try:
+            player = _bearer(request, runtime.secret)
+            await _read(request, Empty)
+            await lobby_store.make_bot(runtime.client, player)
+        except ClientError as error:
+            return _error_response(error)
+        now = time.time()
+        token = issue_token(runtime.secret, player, now, ttl=BOT_TOKEN_TTL_SECONDS)
+        expires = int(now + BOT_TOKEN_TTL_SECONDS)
+        return JSONResponse({"player": player_data(player), "token": token, "expires": expires})
+
     async def push_key(request: Request) -> Response:
         runtime: Runtime = request.app.state.runtime
         return JSONResponse({"key": runtime.push.public_key})
@@ -540,6 +556,7 @@ def create_app(settings: Settings) -> Starlette:
         Route("/api/tournaments", tournament_create, methods=["POST"]),
         Route("/api/tournaments/{tournament}", tournament_get),
         Route("/api/tournaments/{tournament}/{action}", tournament_entry, methods=["POST"]),
+        Route("/api/bot", bot_token, methods=["POST"]),
         Route("/api/push/key", push_key),
         Route("/api/push/subscriptions", push_subscriptions, methods=["POST", "DELETE"]),
         Route("/healthz", healthz),

@@ -40,7 +40,7 @@ from lobby.archive import BadQueryError, parse_query
 from lobby.challenges import canonical_options
 from lobby.games import FinishedGame, scores_by_opponent
 from lobby.identity import player_data
-from lobby.ratings import Rating, rating_pool
+from lobby.ratings import BOT_ID_PREFIX, Rating, rating_pool
 from protocol.errors import (
     BadOptionsError,
     ClientError,
@@ -171,10 +171,11 @@ async def finished_games(request: Request) -> Response:
 
 
 async def player_page(request: Request) -> Response:
-    """A player's page: who they are, their rating in each game, the games they play now,
-    their last finished games (newest first, with the winner's id) and their wins, draws and
-    losses against each opponent (over their last :data:`SCORED_GAMES`); 404 for a player nobody
-    knows (no account, not online, in no game kept)."""
+    """A player's page: who they are (and whether a program plays them), their rating in each
+    game, the games they play now, their last finished games (newest first, with the winner's
+    id) and their wins, draws and losses against each opponent (over their last
+    :data:`SCORED_GAMES`); 404 for a player nobody knows (no account, not online, in no game
+    kept)."""
     client = request.app.state.runtime.client
     player_id = request.path_params["player"]
     playing = await lobby_store.current_games(client, player_id)
@@ -197,9 +198,12 @@ async def player_page(request: Request) -> Response:
             "provisional": rating.is_provisional,
             "games": len(rated),
         }
+    account = None if player.guest else await lobby_store.get_account(client, player.name)
+    bot = player.id.startswith(BOT_ID_PREFIX) or (account is not None and account.bot)
     return JSONResponse(
         {
             "player": player_data(player),
+            "bot": bot,
             "ratings": ratings,
             "playing": [g.to_data() for g in playing],
             "recent": [_finished_line(g) for g in recent],
