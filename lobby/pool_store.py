@@ -20,7 +20,14 @@ from typing import Any
 import redis.asyncio as aioredis
 
 from lobby.identity import PlayerId
-from lobby.pools import ENTRY_SECONDS, MAX_WAITING, RATING_RANGE, Entry
+from lobby.pools import (
+    ENTRY_SECONDS,
+    MAX_WAITING,
+    RANGE_WIDENS_PER_SECOND,
+    RATING_RANGE,
+    WIDEST_RATING_RANGE,
+    Entry,
+)
 from protocol.errors import LimitReachedError
 
 Redis = aioredis.Redis
@@ -41,7 +48,8 @@ class Joined:
 
 
 # ARGV: player id, entry JSON, pool, rating ('' when none), rating range, now, max waiting,
-# the room id a pairing would make, how long the waiting player's pairing is remembered.
+# the room id a pairing would make, how long the waiting player's pairing is remembered, the
+# range's widening per second waited and its widest (lobby.pools.rating_range).
 # Returns {0} waiting, {1, partner entry JSON} paired, {2} the pools are full, {3, room} the
 # player was paired while waiting.
 _JOIN_LUA = """
@@ -49,6 +57,10 @@ local queue, entries, paired = KEYS[1], KEYS[2], KEYS[3]
 local me, entry, pool = ARGV[1], ARGV[2], ARGV[3]
 local rating, range = tonumber(ARGV[4]), tonumber(ARGV[5])
 local now, most, room, remember = tonumber(ARGV[6]), tonumber(ARGV[7]), ARGV[8], tonumber(ARGV[9])
+local widen, widest = tonumber(ARGV[10]), tonumber(ARGV[11])
+local function reach(base, since)
+  return math.min(widest, base + widen * math.max(0, now - since))
+end
 local earlier = redis.call('HGET', paired, me)
 if earlier then
   redis.call('HDEL', paired, me)
@@ -63,7 +75,9 @@ if old then
   redis.call('ZREM', queue, me)
   redis.call('HDEL', entries, me)
 end
-for _, id in ipairs(redis.call('ZRANGE', queue, 0, -1)) do
+local waiting = redis.call('ZRANGE', queue, 0, -1, 'WITHSCORES')
+for i = 1, #waiting, 2 do
+  local id, since = waiting[i], tonumber(waiting[i + 1])
   local raw = redis.call('HGET', entries, id)
   local other = raw and cjson.decode(raw)
   if not other or other.expires <= now then
@@ -71,8 +85,8 @@ for _, id in ipairs(redis.call('ZRANGE', queue, 0, -1)) do
     redis.call('HDEL', entries, id)
   elseif other.pool == pool then
     local theirs = other.rating
-    local near = rating == nil or theirs == cjson.null
-      or math.abs(theirs - rating) <= math.min(range, other.range or range)
+    local near = rating == nil or theirs == cjson.null or math.abs(theirs - rating)
+      <= math.min(reach(range, joined), reach(other.range or range, since))
     if near then
       redis.call('ZREM', queue, id)
       redis.call('HDEL', entries, id)
@@ -129,6 +143,8 @@ async def join(
         max_waiting,
         room,
         repr(ENTRY_SECONDS),
+        repr(RANGE_WIDENS_PER_SECOND),
+        repr(WIDEST_RATING_RANGE),
     )
     if int(kind) == 2:
         raise LimitReachedError(f"{max_waiting} players are waiting already: try again soon")

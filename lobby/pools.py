@@ -3,7 +3,9 @@
 A pool is one game with its default options, one time control of :data:`TIME_CONTROLS`, rated
 or casual.  A player waits in at most one pool at a time; the first compatible player already
 waiting is paired with whoever joins: in a rated pool (accounts only) their ratings must lie
-within both players' :data:`RATING_RANGE`; in a casual pool anyone pairs with anyone, guests
+within both players' :func:`rating_range`, which widens the longer a player waits (from
+:data:`RATING_RANGE` by :data:`RANGE_WIDENS_PER_SECOND` up to :data:`WIDEST_RATING_RANGE`), so
+that nobody waits for ever for a close match; in a casual pool anyone pairs with anyone, guests
 included.  An entry lapses :data:`ENTRY_SECONDS` after it was last renewed, so a player whose
 page or server went away leaves the pool by itself.  The pairing itself is atomic in Redis
 (:mod:`lobby.pool_store`); this module makes the accepted challenge the room is created from.
@@ -25,13 +27,23 @@ from rules import find_game
 TIME_CONTROLS = ("3+2", "5+3", "10+5", "15+10", "1d", "3d")
 """The pools' time controls: live minutes+increment, and correspondence days per move."""
 RATING_RANGE = 300.0
-"""How far apart two rated players' ratings may be for a rated pool to pair them."""
+"""How far apart two rated players' ratings may be for a rated pool to pair them, at first."""
+RANGE_WIDENS_PER_SECOND = 10.0
+"""Rating points a waiting player's range grows by each second they wait."""
+WIDEST_RATING_RANGE = 800.0
+"""The widest a range grows (reached after 50 s)."""
 ENTRY_SECONDS = 30.0
 """Seconds a pool entry lives unless renewed (the page renews it every 10 s)."""
 MAX_WAITING = 1000
 """Players waiting in all pools together at most; past it, joining is refused."""
 ID_PREFIX = "qp-"
 """The rooms (and accepted challenges) of quick pairings start with this."""
+
+
+def rating_range(waited: float) -> float:
+    """How far from their rating a player who has waited ``waited`` seconds may be paired
+    (the store's pairing script computes the same)."""
+    return min(WIDEST_RATING_RANGE, RATING_RANGE + RANGE_WIDENS_PER_SECOND * max(0.0, waited))
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,7 +14,14 @@ import redis.asyncio as aioredis
 
 from lobby import pool_store
 from lobby.identity import Player, new_guest
-from lobby.pools import ENTRY_SECONDS, MAX_WAITING, Entry
+from lobby.pools import (
+    ENTRY_SECONDS,
+    MAX_WAITING,
+    RATING_RANGE,
+    WIDEST_RATING_RANGE,
+    Entry,
+    rating_range,
+)
 from protocol.errors import LimitReachedError
 
 T0 = 1_000_000.0
@@ -180,3 +187,27 @@ async def test_a_race_of_joins_on_two_clients_pairs_nobody_twice(
     still = await pool_store.waiting(redis_client, T0)
     assert sum(still.values()) + len(seen) == len(players)
     assert all(count <= 1 for count in still.values())  # two waiting in one pool would pair
+
+
+async def test_the_rating_range_widens_while_players_wait(redis_client: aioredis.Redis) -> None:
+    strong, weak = Player("p-strong", "strong", False), Player("p-weak", "weak", False)
+    rated = "osbox/10+5/rated"
+    assert await join(redis_client, entry(strong, rated, 2000.0), T0) is None
+    assert await join(redis_client, entry(weak, rated, 1450.0), T0 + 1) is None  # 550 apart
+    # Each renews its wait every 10 s; at 26 s the weak player's range reaches 550.
+    assert await join(redis_client, entry(strong, rated, 2000.0, T0 + 20), T0 + 20) is None
+    assert await join(redis_client, entry(weak, rated, 1450.0, T0 + 20), T0 + 20) is None
+    partner = await join(redis_client, entry(strong, rated, 2000.0, T0 + 26), T0 + 26)
+    assert partner is not None and partner.player == weak
+    assert rating_range(26) == 560.0 and rating_range(0) == RATING_RANGE
+
+
+async def test_ratings_further_apart_than_the_widest_range_never_pair(
+    redis_client: aioredis.Redis,
+) -> None:
+    master, novice = Player("p-master", "master", False), Player("p-novice", "novice", False)
+    rated = "marque/3+2/rated"
+    for now in range(int(T0), int(T0) + 120, 10):  # both renew their wait for two minutes
+        assert await join(redis_client, entry(master, rated, 2400.0, now), now) is None
+        assert await join(redis_client, entry(novice, rated, 1500.0, now), now + 1) is None
+    assert rating_range(120) == WIDEST_RATING_RANGE < 900
