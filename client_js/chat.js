@@ -27,6 +27,7 @@ class ChatPanel {
     this.loaded = new Set(); // channels whose kept lines were read since joining
     this.channel = null; // the chat shown
     this.reported = new Set(); // line ids reported from this page
+    this.reporting = new Set(); // line ids whose report is on its way
     this.muted = readMuted();
     this.build(root);
     this.stopListening = connection.listenChat(roomId, (event) => this.heard(event));
@@ -150,7 +151,7 @@ class ChatPanel {
       mute.addEventListener("click", () => this.mute(line.player, line.name));
       const reported = this.reported.has(line.id);
       const report = element("button", { type: "button", class: "chat-report", title: "Report this message to the operators", "aria-label": `Report ${line.name}'s message` }, [reported ? "Reported" : "Report"]);
-      report.disabled = reported;
+      report.disabled = reported || this.reporting.has(line.id);
       report.addEventListener("click", () => this.report(line, report));
       item.append(element("span", { class: "chat-actions" }, [mute, report]));
       item.tabIndex = 0; // a tap or Tab on the line shows its buttons where nothing hovers
@@ -174,16 +175,20 @@ class ChatPanel {
     this.renderLines();
   }
 
+  /** Reports a line; the lines are drawn again after the answer, since the room may have
+   * redrawn them (and this button) meanwhile. */
   async report(line, button) {
     button.disabled = true;
+    this.reporting.add(line.id);
     try {
       await this.connection.reportChat(this.roomId, this.channel, line.id);
       this.reported.add(line.id);
-      button.textContent = "Reported";
       this.error.textContent = "";
     } catch (error) {
-      button.disabled = false;
       this.showError(error);
+    } finally {
+      this.reporting.delete(line.id);
+      this.renderLines();
     }
   }
 
