@@ -677,7 +677,7 @@ class _AsgiEndpoint:
 
 def _rating_pool(request: Request) -> str | None:
     """The rating pool a ratings request names, or None for a game that is not registered."""
-    game = request.path_params["game"]
+    game: str = request.path_params["game"]
     if game not in GAMES:
         return None
     computer = request.query_params.get("pool") == "computer"

@@ -120,7 +120,7 @@ class Fanout:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
         self._tasks = []
-        await self._pubsub.aclose()
+        await self._pubsub.aclose()  # type: ignore[no-untyped-call]
 
     async def subscribe(self, room_id: str, subscriber: Subscriber) -> None:
         """Deliver the room's diffs to ``subscriber``; raises UnavailableError."""

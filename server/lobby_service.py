@@ -160,7 +160,8 @@ class LobbyService:
         if tasks:
             await asyncio.wait(tasks, timeout=STOP_SECONDS)
         try:
-            await asyncio.wait_for(self._pubsub.aclose(), STOP_SECONDS)
+            closing = self._pubsub.aclose()  # type: ignore[no-untyped-call]
+            await asyncio.wait_for(closing, STOP_SECONDS)
         except (TimeoutError, RedisConnectionError, RedisTimeoutError, OSError):
             log.warning("the lobby's event stream did not close cleanly")
 

@@ -16,6 +16,8 @@ redis only.
 
 from __future__ import annotations
 
+from typing import cast
+
 import redis.asyncio as aioredis
 
 OUTBOX_KEY = "lobby:dirty"
@@ -52,7 +54,7 @@ async def marks(client: aioredis.Redis, limit: int) -> dict[str, bytes]:
     cursor = 0
     while True:
         cursor, page = await client.hscan(OUTBOX_KEY, cursor, count=limit)
-        for room_id, raw in page.items():
+        for room_id, raw in cast(dict[bytes, bytes], page).items():
             found[room_id.decode() if isinstance(room_id, bytes) else str(room_id)] = raw
         if cursor == 0 or len(found) >= limit:
             return found

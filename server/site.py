@@ -35,7 +35,7 @@ from starlette.routing import Route
 from lobby import pool_store, rating_store
 from lobby import store as lobby_store
 from lobby.challenges import canonical_options
-from lobby.games import FinishedGame
+from lobby.games import FinishedGame, LiveGame
 from lobby.identity import player_data
 from protocol.errors import (
     BadOptionsError,
@@ -156,7 +156,8 @@ async def player_page(request: Request) -> Response:
     try:
         player = await lobby_store.find_player(client, player_id, time.time())
     except UnknownPlayerError:
-        seen = [p for g in (*playing, *recent) for p in g.players if p.id == player_id]
+        games: list[LiveGame | FinishedGame] = [*playing, *recent]
+        seen = [p for g in games for p in g.players if p.id == player_id]
         if not seen:
             body = {"code": "unknown_player", "message": f"no player {player_id!r} is known"}
             return JSONResponse(body, status_code=404)

@@ -152,7 +152,8 @@ class CommitResult:
 
 
 def pack(doc: Any) -> bytes:
-    return msgpack.packb(doc, use_bin_type=True)
+    packed: bytes = msgpack.packb(doc, use_bin_type=True)
+    return packed
 
 
 def unpack(data: bytes) -> Any:
@@ -422,7 +423,8 @@ class Batcher:
         try:
             async with asyncio.timeout(self.timeout):
                 if self._connection is None:
-                    connection = await self.client.connection_pool.get_connection()
+                    pool = self.client.connection_pool
+                    connection = await pool.get_connection()  # type: ignore[no-untyped-call]
                     self._pool_timeout = connection.socket_timeout
                     connection.socket_timeout = None  # this batcher times its reads itself
                     self._connection = connection

@@ -198,7 +198,8 @@ class TournamentService:
             except (asyncio.CancelledError, Exception):
                 pass
         try:
-            await asyncio.wait_for(self._pubsub.aclose(), STOP_SECONDS)
+            closing = self._pubsub.aclose()  # type: ignore[no-untyped-call]
+            await asyncio.wait_for(closing, STOP_SECONDS)
         except (TimeoutError, RedisConnectionError, RedisTimeoutError, OSError):
             log.warning("the tournaments' event stream did not close cleanly")
 
