@@ -53,8 +53,8 @@ from lobby.identity import Player, issue_token, new_guest
 from rules import GAMES, find_game
 from rules.api import GameRules
 from rules.pie import is_swap
-from server import store
-from server.embedded_redis import EmbeddedRedis, free_port, redis_binary, redis_version
+from server.redis import store
+from server.redis.embedded_redis import EmbeddedRedis, free_port, redis_binary, redis_version
 from server.rooms import SeatHolder, new_room
 
 SECRET = b"server-load-benchmark"

@@ -8,7 +8,7 @@ queues the game for the workers.  Several supervisors on one server may run at o
 is atomic, so each challenge is queued once.  Rated challenges are accepted: the server rates
 games against a bot in the game's computer pool (lobby.ratings.rating_pool), apart from people's.
 It stops when the process that started it is gone (``--parent``).
-Imports bots, the server's client, and lobby and server.store through bots.accounts.
+Imports bots, client and lobby.
 """
 
 from __future__ import annotations

@@ -80,7 +80,7 @@ from protocol.errors import (
 from rules import GAMES
 from rules.api import Seat, describe_flags
 from rules.record import Record, record_text
-from server import bodies, replay, site, store
+from server import bodies, replay, site
 from server.adjudicator import Adjudicator
 from server.auth import authenticate, guest_session, player_data
 from server.bodies import Credentials, Empty, ImportedRecord, NewTournament
@@ -88,6 +88,7 @@ from server.connection import Connection
 from server.fanout import Fanout
 from server.lobby_service import LobbyService
 from server.metrics import Metrics
+from server.redis import store
 from server.rooms import IdleLimits, Room, starting_seats
 from server.service import RoomService
 from server.settings import Settings

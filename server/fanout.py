@@ -38,7 +38,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from protocol.errors import UnavailableError
 from protocol.messages import VERSION_PREFIX
-from server.store import channel, current_versions, room_of_channel
+from server.redis.store import channel, current_versions, room_of_channel
 
 log = logging.getLogger(__name__)
 

@@ -23,7 +23,7 @@ atomic Redis steps) for one server process:
 * quick pairing (:mod:`lobby.pools`): a join pairs at once or waits, atomically in Redis;
 * the periodic sweep (challenge expiry, lapsed presence), safe on any number of processes.
 
-Holds no decisions; the Redis client is an argument.  Imports lobby, server.store, rooms,
+Holds no decisions; the Redis client is an argument.  Imports lobby, server.redis.store, rooms,
 protocol and errors.
 """
 
@@ -57,8 +57,9 @@ from lobby.identity import Player
 from lobby.presence import HEARTBEAT_TTL
 from protocol.errors import ClientError, UnknownChallengeError
 from protocol.messages import ServerLobby, ServerLobbyEvent, encode
-from server import clock_store, listing, outbox, store
+from server import listing, outbox
 from server.fanout import read_pubsub
+from server.redis import clock_store, store
 from server.rooms import GameEnded, Room, SeatHolder, new_room
 from server.service import RoomService, _storage
 

@@ -2,7 +2,7 @@
 
 ``lobby:dirty`` is a hash: room id -> the mark of its last listed change
 (:func:`server.listing.mark`).  The room's create script and commit script write the mark in
-the same script as the room itself (:mod:`server.store`), so a committed change is never
+the same script as the room itself (:mod:`server.redis.store`), so a committed change is never
 without its mark, whatever crashes after.  The lobby's drainer (in every process) reads the
 marks, brings the lobby in step, and then clears each mark only if it is still the one it
 read: a change committed meanwhile leaves its own mark, which the next pass handles.

@@ -22,7 +22,7 @@ The imperative shell around :mod:`lobby.tournament_store` (which commits every t
   After the subscription was lost and restored, every follower gets a fresh copy, as notices
   may have been missed.
 
-Holds no decisions; the Redis client is an argument. Imports lobby, server.store, rooms,
+Holds no decisions; the Redis client is an argument. Imports lobby, server.redis.store, rooms,
 service, errors and protocol.
 """
 
@@ -52,8 +52,8 @@ from protocol.messages import (
     ServerTournaments,
     encode,
 )
-from server import store
 from server.fanout import read_pubsub
+from server.redis import store
 from server.rooms import ABORTED, DEFAULT_IDLE_LIMITS, Resign, Room, SeatHolder, new_room
 from server.service import RoomService, _storage
 

@@ -67,7 +67,8 @@ from lobby import rating_store
 from lobby import store as lobby_store
 from lobby.identity import Player, issue_token, new_guest, player_from_data
 from rules import GAMES, find_game
-from server import listing, outbox, store
+from server import listing, outbox
+from server.redis import store
 
 SHORT_OPTIONS = {"ankor": "-size=3", "boche": "-size=4"}
 """Options that keep random games short, where a game's defaults make long ones."""

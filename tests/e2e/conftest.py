@@ -24,9 +24,9 @@ import uvicorn
 
 from client import Client
 from lobby.identity import Player, issue_token, new_guest
-from server import store
 from server.__main__ import uvicorn_config
 from server.app import create_app
+from server.redis import store
 from server.rooms import SeatHolder, new_room
 from server.settings import Settings
 from tests.conftest import RedisServer

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import redis.asyncio as aioredis
 
-from server.embedded_redis import EmbeddedRedis, redis_version
+from server.redis.embedded_redis import EmbeddedRedis, redis_version
 
 
 async def test_data_survives_a_stop_and_start(tmp_path: Path) -> None:
