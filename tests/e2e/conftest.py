@@ -22,6 +22,7 @@ import pytest
 import redis.asyncio as aioredis
 import uvicorn
 
+from bench.loopback import tictactoe
 from client import Client
 from lobby.identity import Player, issue_token, new_guest
 from server.__main__ import uvicorn_config
@@ -30,7 +31,6 @@ from server.redis import store
 from server.rooms import SeatHolder, new_room
 from server.settings import Settings
 from tests.conftest import RedisServer
-from tests.server import tictactoe
 
 ROOT = Path(__file__).resolve().parents[2]
 SECRET = b"end-to-end-tests"
@@ -134,7 +134,7 @@ class ServerProcess:
 
     async def start(self) -> None:
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "tests.e2e.serve"],
+            [sys.executable, "-m", "bench.loopback.serve"],
             cwd=ROOT,
             env=self.env,
             stdout=subprocess.PIPE,
