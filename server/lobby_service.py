@@ -55,7 +55,7 @@ from lobby.challenges import (
 )
 from lobby.identity import Player
 from lobby.presence import HEARTBEAT_TTL
-from protocol.errors import ClientError, UnknownChallengeError
+from protocol.errors import LimitReachedError, UnknownChallengeError
 from protocol.messages import ServerLobby, ServerLobbyEvent, encode
 from server import listing, outbox
 from server.fanout import read_pubsub
@@ -353,7 +353,7 @@ class LobbyService:
         partner = joined.partner
         # The partner was within the limits when they joined; the game is counted for them
         # as far as it fits now.
-        with contextlib.suppress(ClientError):
+        with contextlib.suppress(LimitReachedError):
             await _storage(
                 lobby_store.count_creation(client, room_id, now, self.limits, (partner.player,))
             )
