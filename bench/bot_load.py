@@ -31,7 +31,7 @@ from bots.accounts import bot_player
 from bots.worker import Position
 from client import Client, RoomView, ServerReplyError
 from lobby.identity import issue_token, new_guest
-from server.embedded_redis import EmbeddedRedis, free_port
+from server.redis.embedded_redis import EmbeddedRedis, free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 SECRET = b"bench-bot-load"

@@ -53,8 +53,8 @@ from lobby.identity import Player, issue_token, new_guest
 from rules import GAMES, find_game
 from rules.api import GameRules
 from rules.pie import is_swap
-from server import store
-from server.embedded_redis import EmbeddedRedis, free_port, redis_binary, redis_version
+from server.redis import store
+from server.redis.embedded_redis import EmbeddedRedis, free_port, redis_binary, redis_version
 from server.rooms import SeatHolder, new_room
 
 SECRET = b"server-load-benchmark"
@@ -610,7 +610,7 @@ def start_server(
         "RATE_BURST": "100000",
         "PYTHONPATH": str(ROOT),
     }
-    module = "tests.e2e.serve" if args.game == TEST_GAME else "server"
+    module = "bench.loopback.serve" if args.game == TEST_GAME else "server"
     command = [sys.executable]
     if profile is not None:
         command += ["-m", "cProfile", "-o", str(profile)]
@@ -625,7 +625,7 @@ def start_server(
 
 
 CATEGORIES = (
-    ("rules engine", ("/rules/", "/tests/server/tictactoe")),
+    ("rules engine", ("/rules/", "/bench/loopback/tictactoe")),
     ("protocol: diff", ("/protocol/diff.py",)),
     ("server: rooms, service, connection", ("/server/",)),
     ("msgpack", ("msgpack",)),
@@ -724,7 +724,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     if args.game == TEST_GAME and TEST_GAME not in GAMES:
-        from tests.server import tictactoe  # noqa: PLC0415
+        from bench.loopback import tictactoe  # noqa: PLC0415
 
         GAMES[TEST_GAME] = tictactoe  # type: ignore[assignment]
     with tempfile.TemporaryDirectory() as directory:

@@ -8,7 +8,7 @@ queues the game for the workers.  Several supervisors on one server may run at o
 is atomic, so each challenge is queued once.  Rated challenges are accepted: the server rates
 games against a bot in the game's computer pool (lobby.ratings.rating_pool), apart from people's.
 It stops when the process that started it is gone (``--parent``).
-Imports bots, the server's client, and lobby and server.store through bots.accounts.
+Imports bots, client and lobby.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ import signal
 import subprocess
 import sys
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import redis.asyncio as aioredis
@@ -66,7 +67,7 @@ class Acceptor:
                 while True:
                     # Read the raw events rather than the client's lobby copy: an event that
                     # lands with the snapshot reply is recorded there but may miss the copy.
-                    await client.wait_lobby(lambda _, c=client: bool(c.lobby_events), timeout=3600)
+                    await client.wait_lobby(partial(_has_events, client), timeout=3600)
                     events = list(client.lobby_events)
                     del client.lobby_events[: len(events)]
                     for event in events:
@@ -193,3 +194,7 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     return run_command(amain, parser(), argv)
+
+
+def _has_events(client: Client, _lobby: dict[str, Any]) -> bool:
+    return bool(client.lobby_events)

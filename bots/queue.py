@@ -11,6 +11,7 @@ state.  Imports redis only.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
 
 import redis.asyncio as aioredis
 from redis.exceptions import ResponseError
@@ -45,7 +46,10 @@ async def enqueue(redis: aioredis.Redis, room: str, bot: str) -> str:
 
 async def take(redis: aioredis.Redis, worker: str, count: int, block_ms: int) -> list[Job]:
     """Up to ``count`` new games for ``worker``, waiting up to ``block_ms`` for one."""
-    replies = await redis.xreadgroup(GROUP, worker, {STREAM: ">"}, count=count, block=block_ms)
+    replies = cast(
+        list[tuple[bytes, list[tuple[bytes, dict[bytes | str, bytes | str]]]]] | None,
+        await redis.xreadgroup(GROUP, worker, {STREAM: ">"}, count=count, block=block_ms),
+    )
     jobs: list[Job] = []
     for _stream, entries in replies or []:
         jobs.extend(_job(entry, fields) for entry, fields in entries if fields)
@@ -68,7 +72,8 @@ async def reclaim(redis: aioredis.Redis, worker: str, idle_ms: int, count: int) 
 async def keep(redis: aioredis.Redis, worker: str, entries: list[str]) -> None:
     """Tell the others ``worker`` is alive and still playing ``entries``."""
     if entries:
-        await redis.xclaim(STREAM, GROUP, worker, 0, entries, justid=True)
+        ids: list[int | bytes | str | memoryview[int]] = list(entries)
+        await redis.xclaim(STREAM, GROUP, worker, 0, ids, justid=True)
 
 
 async def done(redis: aioredis.Redis, entry: str) -> None:

@@ -21,7 +21,7 @@ import random
 import signal
 import sys
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
@@ -234,17 +234,14 @@ class Worker:
         after = 0
         while True:
             try:
-                view = await client.wait_for(
-                    room,
-                    lambda v, after=after: (
-                        v.version >= after
-                        and (
-                            v.doc is not None
-                            and (v.doc["outcome"] is not None or is_bot_turn(v.doc, bot_id))
-                        )
-                    ),
-                    timeout=OPPONENT_WAIT,
-                )
+
+                def ready(v: RoomView, after: int = after) -> bool:
+                    return v.version >= after and (
+                        v.doc is not None
+                        and (v.doc["outcome"] is not None or is_bot_turn(v.doc, bot_id))
+                    )
+
+                view = await client.wait_for(room, ready, timeout=OPPONENT_WAIT)
             except TimeoutError:
                 await _leave(client, room)
                 return False
@@ -429,7 +426,7 @@ def add_shared_options(parser: argparse.ArgumentParser) -> None:
 
 
 def run_command(
-    amain: Callable[[argparse.Namespace], Awaitable[None]],
+    amain: Callable[[argparse.Namespace], Coroutine[Any, Any, None]],
     parser: argparse.ArgumentParser,
     argv: list[str] | None,
 ) -> int:

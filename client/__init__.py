@@ -199,7 +199,7 @@ class Client:
         self._replies[body["id"]] = future
         try:
             await self.socket.send(msgpack.packb(body, use_bin_type=True))
-            reply = await asyncio.wait_for(future, timeout)
+            reply: dict[str, Any] = await asyncio.wait_for(future, timeout)
         finally:
             self._replies.pop(body["id"], None)
         if reply["t"] == "error":

@@ -484,7 +484,7 @@ class Connection {
 
 /**
  * Applies one lobby event to a lobby snapshot held by player `me`, in place (the twin of
- * server/client.py apply_lobby_event).
+ * client/__init__.py apply_lobby_event).
  */
 function applyLobbyEvent(lobby, event, me) {
   switch (event.t) {

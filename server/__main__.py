@@ -29,7 +29,7 @@ from pythonjsonlogger.json import JsonFormatter
 
 from protocol.messages import MAX_FRAME_BYTES
 from server.app import create_app
-from server.embedded_redis import EmbeddedRedis
+from server.redis.embedded_redis import EmbeddedRedis
 from server.settings import ROOT, Settings, from_environment
 
 GRACEFUL_SHUTDOWN_SECONDS = 5

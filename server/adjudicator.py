@@ -4,7 +4,7 @@ Each tick sends every room whose clock entry is due a ``Timeout``, and every roo
 entry is due an ``Idle``; both change a room only if its flag really fell or it really saw no
 move for its limit, and both are version-checked commits, so processes sweeping the same sets
 need no coordination and a game ends exactly once.  The entries themselves are kept by
-:mod:`server.clock_store`.  Imports clock_store, rooms and the room service.
+:mod:`server.redis.clock_store`.  Imports clock_store, rooms and the room service.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable
 
 from protocol.errors import UnknownRoomError
-from server.clock_store import BATCH, DUE_KEY, IDLE_KEY, due_rooms, set_idle_deadlines, settle
+from server.redis.clock_store import BATCH, DUE_KEY, IDLE_KEY, due_rooms, set_idle_deadlines, settle
 from server.rooms import Idle, Timeout, idle_deadline
 from server.service import RoomService
 

@@ -84,7 +84,7 @@ from protocol.errors import (
 from rules import GAMES
 from rules.api import Seat, describe_flags
 from rules.record import Record, record_text
-from server import bodies, push_store, replay, site, store
+from server import bodies, replay, site
 from server.adjudicator import Adjudicator
 from server.auth import authenticate, guest_session, player_data
 from server.bodies import Credentials, Empty, ImportedRecord, NewTournament
@@ -94,6 +94,7 @@ from server.lobby_service import LobbyService
 from server.metrics import Metrics
 from server.push import BadSubscriptionError, subscription
 from server.push_service import PushService, PushSettings
+from server.redis import push_store, store
 from server.rooms import IdleLimits, Room, starting_seats
 from server.service import RoomService
 from server.settings import Settings
@@ -748,7 +749,7 @@ class _AsgiEndpoint:
 
 def _rating_pool(request: Request) -> str | None:
     """The rating pool a ratings request names, or None for a game that is not registered."""
-    game = request.path_params["game"]
+    game: str = request.path_params["game"]
     if game not in GAMES:
         return None
     computer = request.query_params.get("pool") == "computer"

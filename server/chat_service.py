@@ -2,7 +2,7 @@
 
 The shell around :mod:`server.chat`: it reads whether the room's game is over (from the room
 service), checks the sender's access and rate, and keeps, publishes and reports through
-:mod:`server.chat_store`.  The socket's role in the room (player or spectator) is the one it
+:mod:`server.redis.chat_store`.  The socket's role in the room (player or spectator) is the one it
 joined as.  Imports chat, chat_store, protocol, errors and the room service.
 """
 
@@ -16,8 +16,8 @@ import redis.asyncio as aioredis
 
 from protocol.errors import RateLimitedError, UnknownLineError
 from protocol.messages import ChatChannel, Role, ServerChat, encode
-from server import chat_store
 from server.chat import ChatLimits, ChatLine, check_access, clean_text, readers
+from server.redis import chat_store
 from server.service import RoomService, _storage
 
 

@@ -228,10 +228,10 @@ class Connection:
             await self._leave_pool()
             if self.tournaments is not None:
                 self.tournaments.unfollow_all(self)
-            for task in (self._sender, self._closer):
-                if task is not None:
+            for helper in (self._sender, self._closer):
+                if helper is not None:
                     try:
-                        await task
+                        await helper
                     except asyncio.CancelledError:
                         pass
             await self._close(self.close_code or CloseCode.NORMAL)
@@ -483,7 +483,7 @@ class Connection:
                 self._send(encode(ServerChallenge(request.id, cancelled.to_data())))
             case ClientPool():
                 self.pooled = True  # until the answer says otherwise: it may wait
-                room_id = await self._lobby().join_pool(
+                paired = await self._lobby().join_pool(
                     self.player,
                     request.game,
                     request.time_control,
@@ -491,8 +491,8 @@ class Connection:
                     self.socket_id,
                     self.address,
                 )
-                self.pooled = room_id is None
-                self._send(encode(ServerPool(request.id, room_id, room_id is None)))
+                self.pooled = paired is None
+                self._send(encode(ServerPool(request.id, paired, paired is None)))
             case ClientLeavePool():
                 await self._lobby().leave_pool(self.player, "")
                 self.pooled = False
@@ -730,7 +730,7 @@ class Connection:
         if self.close_code is not None:
             await self._close(self.close_code)  # also wakes the receiver
 
-    def _ok(self, ref: RequestId | None, room_id: str, version: int) -> None:
+    def _ok(self, ref: RequestId, room_id: str, version: int) -> None:
         """Answer a committed request, unless its diff answered it already."""
         if self._answered == (room_id, version):
             self._answered = None

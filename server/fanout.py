@@ -38,7 +38,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from protocol.errors import UnavailableError
 from protocol.messages import VERSION_PREFIX
-from server.store import channel, current_versions, room_of_channel
+from server.redis.store import channel, current_versions, room_of_channel
 
 log = logging.getLogger(__name__)
 
@@ -120,7 +120,7 @@ class Fanout:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
         self._tasks = []
-        await self._pubsub.aclose()
+        await self._pubsub.aclose()  # type: ignore[no-untyped-call]
 
     async def subscribe(self, room_id: str, subscriber: Subscriber) -> None:
         """Deliver the room's diffs to ``subscriber``; raises UnavailableError."""

@@ -132,7 +132,8 @@ def mark(room: Room, limits: IdleLimits) -> bytes:
         "live": None if room.outcome is not None else live_entry(room).to_data(),
         "idle_at": idle_deadline(room, limits),
     }
-    return msgpack.packb(data, use_bin_type=True)
+    packed: bytes = msgpack.packb(data, use_bin_type=True)
+    return packed
 
 
 def parse_mark(room_id: RoomId, raw: bytes | str) -> Mark:

@@ -23,7 +23,7 @@ atomic Redis steps) for one server process:
 * quick pairing (:mod:`lobby.pools`): a join pairs at once or waits, atomically in Redis;
 * the periodic sweep (challenge expiry, lapsed presence), safe on any number of processes.
 
-Holds no decisions; the Redis client is an argument.  Imports lobby, server.store, rooms,
+Holds no decisions; the Redis client is an argument.  Imports lobby, server.redis.store, rooms,
 protocol and errors.
 """
 
@@ -55,10 +55,11 @@ from lobby.challenges import (
 )
 from lobby.identity import Player
 from lobby.presence import HEARTBEAT_TTL
-from protocol.errors import ClientError, UnknownChallengeError
+from protocol.errors import LimitReachedError, UnknownChallengeError
 from protocol.messages import ServerLobby, ServerLobbyEvent, encode
-from server import clock_store, listing, outbox, store
+from server import listing, outbox
 from server.fanout import read_pubsub
+from server.redis import clock_store, store
 from server.rooms import GameEnded, Room, SeatHolder, new_room
 from server.service import RoomService, _storage
 
@@ -160,7 +161,8 @@ class LobbyService:
         if tasks:
             await asyncio.wait(tasks, timeout=STOP_SECONDS)
         try:
-            await asyncio.wait_for(self._pubsub.aclose(), STOP_SECONDS)
+            closing = self._pubsub.aclose()  # type: ignore[no-untyped-call]
+            await asyncio.wait_for(closing, STOP_SECONDS)
         except (TimeoutError, RedisConnectionError, RedisTimeoutError, OSError):
             log.warning("the lobby's event stream did not close cleanly")
 
@@ -351,7 +353,7 @@ class LobbyService:
         partner = joined.partner
         # The partner was within the limits when they joined; the game is counted for them
         # as far as it fits now.
-        with contextlib.suppress(ClientError):
+        with contextlib.suppress(LimitReachedError):
             await _storage(
                 lobby_store.count_creation(client, room_id, now, self.limits, (partner.player,))
             )

@@ -2,7 +2,7 @@
 
 ``lobby:dirty`` is a hash: room id -> the mark of its last listed change
 (:func:`server.listing.mark`).  The room's create script and commit script write the mark in
-the same script as the room itself (:mod:`server.store`), so a committed change is never
+the same script as the room itself (:mod:`server.redis.store`), so a committed change is never
 without its mark, whatever crashes after.  The lobby's drainer (in every process) reads the
 marks, brings the lobby in step, and then clears each mark only if it is still the one it
 read: a change committed meanwhile leaves its own mark, which the next pass handles.
@@ -15,6 +15,8 @@ redis only.
 """
 
 from __future__ import annotations
+
+from typing import cast
 
 import redis.asyncio as aioredis
 
@@ -52,7 +54,7 @@ async def marks(client: aioredis.Redis, limit: int) -> dict[str, bytes]:
     cursor = 0
     while True:
         cursor, page = await client.hscan(OUTBOX_KEY, cursor, count=limit)
-        for room_id, raw in page.items():
+        for room_id, raw in cast(dict[bytes, bytes], page).items():
             found[room_id.decode() if isinstance(room_id, bytes) else str(room_id)] = raw
         if cursor == 0 or len(found) >= limit:
             return found

@@ -27,8 +27,8 @@ from cryptography.hazmat.primitives import serialization
 from py_vapid import Vapid02
 from pywebpush import WebPusher
 
-from server import push_store
 from server.push import BadSubscriptionError, Notice, Subscription, check_endpoint, notices_for
+from server.redis import push_store
 from server.rooms import Room
 
 log = logging.getLogger(__name__)

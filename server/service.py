@@ -35,10 +35,12 @@ from protocol.errors import (
     UnknownRoomError,
 )
 from protocol.messages import ServerSnapshot, diff_reply, encode, encode_diff
-from server import clock_store, listing, room_presence, store
+from server import listing
 from server.coalesce import Coalesced
 from server.fanout import Author, Fanout
 from server.metrics import Metrics
+from server.redis import clock_store, room_presence, store
+from server.redis.store import Loaded
 from server.rooms import (
     DEFAULT_IDLE_LIMITS,
     Abort,
@@ -59,7 +61,6 @@ from server.rooms import (
     rematch_room,
     room_doc,
 )
-from server.store import Loaded
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")

@@ -29,7 +29,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from server.embedded_redis import DEFAULT_MAXMEMORY
+from server.redis.embedded_redis import DEFAULT_MAXMEMORY
 
 ROOT = Path(__file__).resolve().parent.parent
 

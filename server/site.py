@@ -38,7 +38,7 @@ from lobby import pool_store, rating_store
 from lobby import store as lobby_store
 from lobby.archive import BadQueryError, parse_query
 from lobby.challenges import canonical_options
-from lobby.games import FinishedGame, scores_by_opponent
+from lobby.games import FinishedGame, LiveGame, scores_by_opponent
 from lobby.identity import player_data
 from lobby.ratings import BOT_ID_PREFIX, Rating, rating_pool
 from protocol.errors import (
@@ -184,7 +184,8 @@ async def player_page(request: Request) -> Response:
     try:
         player = await lobby_store.find_player(client, player_id, time.time())
     except UnknownPlayerError:
-        seen = [p for g in (*playing, *recent) for p in g.players if p.id == player_id]
+        games: list[LiveGame | FinishedGame] = [*playing, *recent]
+        seen = [p for g in games for p in g.players if p.id == player_id]
         if not seen:
             body = {"code": "unknown_player", "message": f"no player {player_id!r} is known"}
             return JSONResponse(body, status_code=404)

@@ -22,7 +22,7 @@ The imperative shell around :mod:`lobby.tournament_store` (which commits every t
   After the subscription was lost and restored, every follower gets a fresh copy, as notices
   may have been missed.
 
-Holds no decisions; the Redis client is an argument. Imports lobby, server.store, rooms,
+Holds no decisions; the Redis client is an argument. Imports lobby, server.redis.store, rooms,
 service, errors and protocol.
 """
 
@@ -52,8 +52,8 @@ from protocol.messages import (
     ServerTournaments,
     encode,
 )
-from server import store
 from server.fanout import read_pubsub
+from server.redis import store
 from server.rooms import ABORTED, DEFAULT_IDLE_LIMITS, Resign, Room, SeatHolder, new_room
 from server.service import RoomService, _storage
 
@@ -198,7 +198,8 @@ class TournamentService:
             except (asyncio.CancelledError, Exception):
                 pass
         try:
-            await asyncio.wait_for(self._pubsub.aclose(), STOP_SECONDS)
+            closing = self._pubsub.aclose()  # type: ignore[no-untyped-call]
+            await asyncio.wait_for(closing, STOP_SECONDS)
         except (TimeoutError, RedisConnectionError, RedisTimeoutError, OSError):
             log.warning("the tournaments' event stream did not close cleanly")
 

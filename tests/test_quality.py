@@ -1,5 +1,6 @@
-"""Static checks run as tests, so the README's one test command covers them: ruff, mypy on
-``rules/`` (strict), and the import-linter contract that keeps the layers apart."""
+"""Static checks run as tests, so the README's one test command covers them: ruff, mypy
+(strict, on every package: rules, protocol, client, server, lobby, bots), and the
+import-linter contracts that keep the layers apart."""
 
 from __future__ import annotations
 
@@ -33,7 +34,7 @@ ROOT = Path(__file__).resolve().parent.parent
         ["-m", "mypy"],
         ["-m", "importlinter.cli", "--no-cache"],
     ],
-    ids=["ruff", "ruff-format", "mypy-rules", "import-layers"],
+    ids=["ruff", "ruff-format", "mypy-strict", "import-layers"],
 )
 def test_static_check_passes(command: list[str]) -> None:
     result = subprocess.run(

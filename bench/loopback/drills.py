@@ -67,7 +67,8 @@ from lobby import rating_store
 from lobby import store as lobby_store
 from lobby.identity import Player, issue_token, new_guest, player_from_data
 from rules import GAMES, find_game
-from server import listing, outbox, store
+from server import listing, outbox
+from server.redis import store
 
 SHORT_OPTIONS = {"ankor": "-size=3", "boche": "-size=4"}
 """Options that keep random games short, where a game's defaults make long ones."""
@@ -436,7 +437,7 @@ def drill_games() -> list[tuple[str, str]]:
 
 def server_module() -> str:
     """``python -m server``, or the test server that registers tic-tac-toe when no game is."""
-    return "server" if GAMES else "tests.e2e.serve"
+    return "server" if GAMES else "bench.loopback.serve"
 
 
 async def person(topology: Topology, account: str | None) -> Player:
@@ -462,7 +463,7 @@ async def seat_pairs(
     """``pairs`` pairs of people (accounts when ``rated``, else guests), the two of each pair
     on different server processes, each pair with its spectators."""
     if not GAMES:
-        from tests.server import tictactoe  # noqa: PLC0415
+        from bench.loopback import tictactoe  # noqa: PLC0415
 
         GAMES[TEST_GAME] = tictactoe  # type: ignore[assignment]
     tag = os.urandom(2).hex()

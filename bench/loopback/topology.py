@@ -178,7 +178,7 @@ class Topology:
         server_module: str = "server",
         settings: Mapping[str, str] | None = None,
     ) -> None:
-        """``server_module``: ``server``, or ``tests.e2e.serve`` to add the test-only game;
+        """``server_module``: ``server``, or ``bench.loopback.serve`` to add the test-only game;
         ``settings``: more environment of every server process (README's settings)."""
         if servers < 1:
             raise ValueError("a topology needs at least one server process")

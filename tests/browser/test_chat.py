@@ -11,7 +11,7 @@ import redis.asyncio as aioredis
 from playwright.async_api import Page, expect
 
 from client import Client
-from server import chat_store
+from server.redis import chat_store
 from tests.browser.conftest import Opener, room_for
 from tests.e2e.conftest import RunningServer, token_for
 

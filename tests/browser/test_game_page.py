@@ -13,7 +13,7 @@ from playwright.async_api import Page, expect
 
 from client import Client
 from lobby.identity import new_guest
-from server import store
+from server.redis import store
 from server.rooms import SeatHolder, new_room
 from tests.browser.conftest import Opener, room_for
 from tests.browser.gestures import click_a_move, play_moves, random_moves

@@ -25,7 +25,7 @@ from playwright.async_api import BrowserContext, Page, expect
 from client import Client
 from lobby.identity import Player
 from rules import find_game
-from server import push_store
+from server.redis import push_store
 from tests.browser.conftest import TIMEOUT_MS, TOKEN_KEY, room_for
 from tests.conftest import RedisServer
 from tests.e2e.conftest import RunningServer, start_server, token_for

@@ -14,7 +14,7 @@ from client import Client
 from lobby import rating_store
 from lobby import store as lobby_store
 from lobby.identity import Player
-from server import store
+from server.redis import store
 from server.rooms import SeatHolder, new_room
 from tests.browser.conftest import Opener, room_for
 from tests.e2e.conftest import RunningServer, token_for

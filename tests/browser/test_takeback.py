@@ -12,7 +12,7 @@ from playwright.async_api import expect
 
 from client import Client
 from lobby.identity import new_guest
-from server import store
+from server.redis import store
 from server.rooms import SeatHolder, new_room
 from tests.browser.conftest import Opener, room_for
 from tests.e2e.conftest import RunningServer, token_for

@@ -17,7 +17,7 @@ from bench.loopback.topology import Topology
 from client import Client, ServerReplyError
 from lobby.identity import new_guest
 from rules import find_game
-from server import store
+from server.redis import store
 from server.rooms import SeatHolder, new_room
 
 pytestmark = pytest.mark.skipif(

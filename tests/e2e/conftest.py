@@ -22,16 +22,16 @@ import pytest
 import redis.asyncio as aioredis
 import uvicorn
 
+from bench.loopback import tictactoe
 from client import Client
 from lobby.identity import Player, issue_token, new_guest
-from server import store
 from server.__main__ import uvicorn_config
 from server.app import create_app
+from server.redis import store
 from server.rooms import SeatHolder, new_room
 from server.settings import Settings
 from tests.conftest import RedisServer
 from tests.e2e.push_service import PushServiceOnLoopback, loopback_push_service
-from tests.server import tictactoe
 
 ROOT = Path(__file__).resolve().parents[2]
 SECRET = b"end-to-end-tests"
@@ -142,7 +142,7 @@ class ServerProcess:
 
     async def start(self) -> None:
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "tests.e2e.serve"],
+            [sys.executable, "-m", "bench.loopback.serve"],
             cwd=ROOT,
             env=self.env,
             stdout=subprocess.PIPE,

@@ -16,7 +16,7 @@ from client import ServerReplyError
 from lobby.identity import issue_token, new_guest
 from protocol.messages import MAX_FRAME_BYTES
 from rules import find_game
-from server import store
+from server.redis import store
 from tests.conftest import RedisServer
 from tests.e2e.conftest import RunningServer, connect, make_room, start_server, token_for
 

@@ -11,7 +11,7 @@ import redis.asyncio as aioredis
 from client import ServerReplyError
 from lobby.identity import new_guest
 from protocol.messages import MAX_CHAT_LENGTH
-from server import chat_store
+from server.redis import chat_store
 from server.settings import Settings
 from tests.conftest import RedisServer
 from tests.e2e.conftest import RunningServer, connect, make_room, start_server

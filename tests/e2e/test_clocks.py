@@ -14,8 +14,8 @@ from client import Client, ServerReplyError
 from lobby import clocks
 from lobby.identity import new_guest
 from protocol.messages import decode_server
-from server import clock_store, store
-from server.embedded_redis import free_port
+from server.redis import clock_store, store
+from server.redis.embedded_redis import free_port
 from server.rooms import SeatHolder, new_room
 from tests.conftest import RedisServer
 from tests.e2e.conftest import RunningServer, ServerProcess, connect, token_for

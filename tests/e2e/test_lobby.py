@@ -22,7 +22,7 @@ from lobby.games import replay
 from lobby.identity import Player, new_guest
 from rules import find_game
 from rules.record import parse_record_text
-from server.embedded_redis import free_port
+from server.redis.embedded_redis import free_port
 from tests.conftest import RedisServer
 from tests.e2e.conftest import (
     RunningServer,

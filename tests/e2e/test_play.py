@@ -11,7 +11,7 @@ import redis.asyncio as aioredis
 from client import Client, RoomView, ServerReplyError
 from lobby.identity import Player, new_guest
 from rules import GAMES, find_game
-from server import store
+from server.redis import store
 from tests.e2e.conftest import RunningServer, connect, make_room
 
 MOVE_LIMIT = 600

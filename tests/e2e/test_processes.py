@@ -8,8 +8,8 @@ from client import Client, ServerReplyError
 from lobby.identity import new_guest
 from protocol.diff import diff
 from protocol.messages import encode_diff
-from server import store
-from server.embedded_redis import free_port
+from server.redis import store
+from server.redis.embedded_redis import free_port
 from server.rooms import Move, decide, room_doc
 from tests.conftest import RedisServer
 from tests.e2e.conftest import (

@@ -19,7 +19,7 @@ from cryptography.hazmat.primitives.asymmetric.utils import encode_dss_signature
 
 from bench.loopback.http import request
 from lobby.identity import new_guest
-from server import push_store
+from server.redis import push_store
 from tests.conftest import RedisServer
 from tests.e2e.conftest import RunningServer, connect, make_room, start_server, token_for
 from tests.e2e.push_service import Browser, PushServiceOnLoopback

@@ -10,7 +10,7 @@ import redis.asyncio as aioredis
 
 from client import ServerReplyError
 from lobby.identity import new_guest
-from server import store
+from server.redis import store
 from tests.conftest import RedisServer
 from tests.e2e.conftest import RunningServer, connect, make_room, start_server
 

@@ -17,8 +17,8 @@ import redis.asyncio as aioredis
 from bench.loopback.tcp_proxy import TcpProxy
 from client import Client, ServerReplyError
 from lobby.identity import new_guest
-from server import store
-from server.embedded_redis import free_port
+from server.redis import store
+from server.redis.embedded_redis import free_port
 from tests.conftest import RedisServer
 from tests.e2e.conftest import ServerProcess, make_room, token_for
 

@@ -9,7 +9,7 @@ import redis.asyncio as aioredis
 
 from client import Client
 from lobby.identity import new_guest
-from server.embedded_redis import free_port
+from server.redis.embedded_redis import free_port
 from tests.e2e.conftest import ServerProcess, make_room, token_for
 
 

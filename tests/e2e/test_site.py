@@ -12,7 +12,7 @@ import redis.asyncio as aioredis
 from client import Client
 from lobby import store as lobby_store
 from lobby.identity import Player, new_guest
-from server import store
+from server.redis import store
 from server.rooms import SeatHolder, new_room
 from tests.e2e.conftest import RunningServer, make_room, token_for
 from tests.e2e.test_lobby import http

@@ -8,7 +8,7 @@ import redis.asyncio as aioredis
 
 from client import ServerReplyError
 from lobby.identity import new_guest
-from server import store
+from server.redis import store
 from server.rooms import SeatHolder, new_room
 from tests.e2e.conftest import RunningServer, connect, make_room
 

@@ -23,8 +23,8 @@ from client import Client
 from lobby import rating_store
 from lobby.identity import Player, new_guest
 from protocol.errors import ErrorCode, TournamentError, error_code
-from server import store
-from server.embedded_redis import free_port
+from server.redis import store
+from server.redis.embedded_redis import free_port
 from server.tournament_service import TournamentService
 from tests.conftest import RedisServer
 from tests.e2e.conftest import RunningServer, ServerProcess, start_server, token_for

@@ -1,4 +1,4 @@
-"""server/diff.py and its browser twin client_js/diff.js, on the shared fixture files."""
+"""protocol/diff.py and its browser twin client_js/diff.js, on the shared fixture files."""
 
 from __future__ import annotations
 

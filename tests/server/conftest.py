@@ -7,7 +7,7 @@ from types import ModuleType
 
 import pytest
 
-from tests.server import tictactoe
+from bench.loopback import tictactoe
 
 
 @pytest.fixture

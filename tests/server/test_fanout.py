@@ -7,8 +7,8 @@ from types import ModuleType
 
 import redis.asyncio as aioredis
 
-from server import store
 from server.fanout import Fanout
+from server.redis import store
 from server.rooms import SeatHolder, new_room
 
 ANN = SeatHolder("g:ann", "Ann")

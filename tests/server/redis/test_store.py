@@ -11,7 +11,7 @@ import redis.exceptions
 
 from protocol.diff import diff
 from protocol.messages import decode_server, encode_diff
-from server import store
+from server.redis import store
 from server.rooms import Move, Room, SeatHolder, decide, new_room, room_doc
 from tests.conftest import RedisServer
 

@@ -14,10 +14,10 @@ import redis.asyncio as aioredis
 from lobby.clocks import AWAY_GRACE
 from protocol.errors import CannotClaimError
 from rules.api import Seat
-from server import store
 from server.fanout import Fanout
 from server.metrics import Metrics
-from server.room_presence import players_here
+from server.redis import store
+from server.redis.room_presence import players_here
 from server.rooms import ABANDONMENT, Claim, Move, SeatHolder, new_room
 from server.service import RoomService
 

@@ -2,7 +2,8 @@
 
 The server is game-agnostic; this small game lets its tests run before, and independently
 of, the real engines.  Cells are named a1..c3; ``-size=n`` changes the board (n in a row
-wins); ``-swap`` enables the pie rule.  Registered only inside tests (see ``ttt_game``).
+wins); ``-swap`` enables the pie rule.  Registered only by the tests (the ``ttt`` fixture),
+``python -m bench.loopback.serve`` and ``python -m bench.server_load --game tictactoe``.
 """
 
 from __future__ import annotations

@@ -30,23 +30,14 @@ from __future__ import annotations
 import redis.asyncio as aioredis
 
 from lobby import clocks
-from server import store
+from server.redis import lua, store
 from server.rooms import Room, RoomId
 
 DUE_KEY = "clocks:due"
 IDLE_KEY = "rooms:idle"
 BATCH = 100
 
-_SET_IF_VERSION = """
-local version = redis.call('HGET', KEYS[1], 'version')
-if version ~= ARGV[1] then return 0 end
-if ARGV[3] == '' then
-  redis.call('ZREM', KEYS[2], ARGV[2])
-else
-  redis.call('ZADD', KEYS[2], ARGV[3], ARGV[2])
-end
-return 1
-"""
+_SET_IF_VERSION = lua("set_deadline_if_version")
 
 
 def flag_time(room: Room) -> float | None:

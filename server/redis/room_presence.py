@@ -32,8 +32,9 @@ import redis.asyncio as aioredis
 
 from protocol.errors import UnknownRoomError
 from server.coalesce import Coalesced
+from server.redis import lua
+from server.redis.store import Loaded
 from server.rooms import Command, Presence, RoomId
-from server.store import Loaded
 
 log = logging.getLogger(__name__)
 
@@ -44,26 +45,9 @@ SWEEP_BATCH = 100
 STOP_WAIT = 2.0
 """Seconds stopping waits for the loops, then again after cancelling them."""
 
-# Take or renew a lease, and make the room's due entry no later than its lapse.
-_LEASE = """
-redis.call('ZADD', KEYS[1], ARGV[1], ARGV[2])
-redis.call('ZADD', KEYS[2], 'LT', ARGV[1], ARGV[3])
-return 1
-"""
+_LEASE = lua("lease")
 
-# Drop the lapsed leases of a room and set its due entry to the next lapse (or remove it);
-# returns the leases dropped.
-_SWEEP = """
-local lapsed = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
-if #lapsed > 0 then redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1]) end
-local first = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
-if first[2] then
-  redis.call('ZADD', KEYS[2], first[2], ARGV[2])
-else
-  redis.call('ZREM', KEYS[2], ARGV[2])
-end
-return lapsed
-"""
+_SWEEP = lua("sweep_leases")
 
 
 def presence_key(room_id: RoomId) -> str:

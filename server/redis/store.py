@@ -48,6 +48,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 from protocol.diff import apply
 from server import listing
 from server.outbox import OUTBOX_KEY
+from server.redis import lua
 from server.rooms import DEFAULT_IDLE_LIMITS, IdleLimits, Room, RoomId, room_doc, room_from_doc
 
 DIFF_HISTORY = 100
@@ -152,7 +153,8 @@ class CommitResult:
 
 
 def pack(doc: Any) -> bytes:
-    return msgpack.packb(doc, use_bin_type=True)
+    packed: bytes = msgpack.packb(doc, use_bin_type=True)
+    return packed
 
 
 def unpack(data: bytes) -> Any:
@@ -422,7 +424,8 @@ class Batcher:
         try:
             async with asyncio.timeout(self.timeout):
                 if self._connection is None:
-                    connection = await self.client.connection_pool.get_connection()
+                    pool = self.client.connection_pool
+                    connection = await pool.get_connection()  # type: ignore[no-untyped-call]
                     self._pool_timeout = connection.socket_timeout
                     connection.socket_timeout = None  # this batcher times its reads itself
                     self._connection = connection
@@ -603,49 +606,8 @@ async def _run(client: aioredis.Redis, script: _Script, keys: list[str], args: l
         return await client.eval(script.source, len(keys), *keys, *args)
 
 
-_CREATE = _Script(
-    """
-if redis.call('HSETNX', KEYS[1], 'doc', ARGV[2]) == 0 then return 0 end
-redis.call('HSET', KEYS[1], 'version', ARGV[1], 'doc_version', ARGV[1])
-redis.call('HSET', KEYS[2], ARGV[3], ARGV[4])
-return 1
-"""
-)
+_CREATE = _Script(lua("create_room"))
 
-_COMMIT = _Script(
-    """
--- ARGV[11] is the caller's tag, returned last so the reply names its call.
-if ARGV[5] ~= '' then
-  local done = redis.call('HGET', KEYS[3], ARGV[5])
-  if done then return {2, tonumber(done), ARGV[11]} end
-end
-local current = redis.call('HGET', KEYS[1], 'version')
-if current ~= ARGV[1] then return {0, tonumber(current or '-1'), ARGV[11]} end
-if ARGV[3] == '' then
-  redis.call('HSET', KEYS[1], 'version', ARGV[2])
-else
-  redis.call('HSET', KEYS[1], 'version', ARGV[2], 'doc', ARGV[3], 'doc_version', ARGV[2])
-end
-redis.call('RPUSH', KEYS[2], ARGV[4])
-redis.call('LTRIM', KEYS[2], -tonumber(ARGV[6]), -1)
-if ARGV[5] ~= '' then redis.call('HSET', KEYS[3], ARGV[5], ARGV[2]) end
-if ARGV[9] ~= '' then redis.call('HSET', KEYS[4], ARGV[10], ARGV[9]) end
--- ARGV[8] is 1 when the committing process is itself subscribed: it delivers to its own
--- sockets, so publishing only matters when some other process listens.
-local listeners = redis.call('PUBSUB', 'NUMSUB', ARGV[7])[2] - tonumber(ARGV[8])
-if listeners > 0 then
-  redis.call('PUBLISH', ARGV[7], struct.pack('>I4I4', 0, tonumber(ARGV[2])) .. ARGV[4])
-end
-return {1, tonumber(ARGV[2]), ARGV[11]}
-"""
-)
+_COMMIT = _Script(lua("commit"))
 
-_WATCHERS = _Script(
-    """
-local n = redis.call('HINCRBY', KEYS[1], ARGV[1], tonumber(ARGV[2]))
-if n <= 0 then redis.call('HDEL', KEYS[1], ARGV[1]) end
-local total = 0
-for _, v in ipairs(redis.call('HVALS', KEYS[1])) do total = total + tonumber(v) end
-return total
-"""
-)
+_WATCHERS = _Script(lua("change_watchers"))

@@ -24,7 +24,7 @@ import redis.asyncio as aioredis
 from protocol.messages import ChatChannel
 from server.chat import ChatLimits, ChatLine
 from server.fanout import chat_publication
-from server.store import channel
+from server.redis.store import channel
 
 REPORTS_KEY = "chat:reports"
 

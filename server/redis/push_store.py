@@ -18,17 +18,11 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 
 from server.push import Subscription
+from server.redis import lua
 
 VAPID_KEY = "push:vapid"
 
-_ADD = """
-local known = redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1
-if known or redis.call('HLEN', KEYS[1]) < tonumber(ARGV[3]) then
-    redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
-    return 1
-end
-return 0
-"""
+_ADD = lua("push_add")
 
 
 def subscriptions_key(player_id: str) -> str:

@@ -12,9 +12,10 @@ import redis.asyncio as aioredis
 from lobby.clocks import DAY, MAX_LAG_CREDIT
 from protocol.errors import BadOptionsError
 from rules.api import Seat
-from server import adjudicator, clock_store, store
+from server import adjudicator
 from server.fanout import Fanout
 from server.metrics import Metrics
+from server.redis import clock_store, store
 from server.rooms import (
     TIME,
     Event,

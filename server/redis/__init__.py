@@ -1,0 +1,20 @@
+"""The server's Redis adapters: where rooms, clocks, presence and chat live between processes.
+
+:mod:`~server.redis.store` (rooms, their diffs and the commit batcher),
+:mod:`~server.redis.clock_store` (deadlines of clocks and idle games),
+:mod:`~server.redis.room_presence` (seated players' leases), :mod:`~server.redis.chat_store`
+(chat lines and reports), :mod:`~server.redis.push_store` (push subscriptions and the VAPID
+key) and :mod:`~server.redis.embedded_redis` (the Redis of ``./dev
+serve``).  They hold no decisions: those are in :mod:`server.rooms` and the lobby.  Their Lua
+scripts are files of their own in ``lua/``, read once at import.
+"""
+
+from __future__ import annotations
+
+from importlib.resources import files
+
+
+def lua(name: str) -> str:
+    """The text of the script ``lua/<name>.lua`` (installed as package data); raises
+    FileNotFoundError."""
+    return (files(__name__) / "lua" / f"{name}.lua").read_text(encoding="utf-8")
