@@ -5,11 +5,11 @@
 // the day, the number of moves and a link to the game's page, which replays it.  "Older
 // games" asks the next page of GET /api/games/finished (docs/protocol.md).  endingWords is
 // how every page says how a finished game ended.
-// Imports option_words.js, pairing.js, players.js and room.js.
+// Imports links.js, option_words.js, pairing.js and room.js.
 
 import { optionsText } from "./option_words.js";
 import { controlWords } from "./pairing.js";
-import { playerLink } from "./players.js";
+import { playerLink } from "./links.js";
 import { element } from "./room.js";
 
 const TITLES = Object.freeze({ ankor: "Ankor", boche: "Boche", che: "Che", marque: "Marque", osbox: "Osbox" });

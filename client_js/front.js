@@ -6,12 +6,12 @@
 // looks (a position from /api/showcase, drawn by the game page's own modules), with its
 // rules page and one-click "Play a person" (the game's quick-pairing pool) and "Play the
 // computer" (a casual challenge to a bot).  Knows no rules.
-// Imports board.js, pairing.js, players.js (names link to their pages) and room.js (the game
+// Imports board.js, pairing.js, links.js (names link to their pages) and room.js (the game
 // modules, element).
 
 import { BoardView } from "./board.js";
 import { QuickPairing, controlWords } from "./pairing.js";
-import { playerLink } from "./players.js";
+import { playerLink } from "./links.js";
 import { GAMES, element } from "./room.js";
 
 const TITLES = Object.freeze({ boche: "Boche", che: "Che", osbox: "Osbox", ankor: "Ankor", marque: "Marque" });

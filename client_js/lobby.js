@@ -8,12 +8,12 @@
 // (option_words.js), and the server's rules check each change (a refusal is shown, in words,
 // before anything is sent).  The ratings panel (ratings.js) shows each
 // game's leaderboard and a player's rating history, read again whenever a rated game ends.
-// Imports connection.js (error titles), option_words.js, players.js (names link to their
+// Imports connection.js (error titles), option_words.js, links.js (names link to their
 // pages), ratings.js and room.js (element).
 
 import { errorTitle } from "./connection.js";
 import { choiceWords, fieldWords, optionsText, wordsForReason } from "./option_words.js";
-import { playerLink } from "./players.js";
+import { playerLink } from "./links.js";
 import { RatingsPanel } from "./ratings.js";
 import { element } from "./room.js";
 

@@ -7,17 +7,18 @@
 // accepted, the page goes to its room; opening the site with no page in the address goes to
 // the game the player is in, if any.
 // When a tournament round starts a game of ours, the page goes to it (round_start.js).
-// Imports archive.js, connection.js, front.js, lobby.js, players.js, records.js, room.js,
-// round_start.js, rules.js and tournaments.js.
+// Imports archive.js, connection.js, front.js, links.js, lobby.js, players.js, records.js,
+// room.js, round_start.js, rules.js and tournaments.js.
 
 import { GamesPage } from "./archive.js";
 import { Connection, Status } from "./connection.js";
 import { FrontPage } from "./front.js";
+import { playerLink } from "./links.js";
 import { LobbyPage } from "./lobby.js";
 import { RecordsPage } from "./records.js";
 import { RoomPage, element } from "./room.js";
 import { RoundWatch } from "./round_start.js";
-import { PlayerPage, playerLink } from "./players.js";
+import { PlayerPage } from "./players.js";
 import { RulesPage } from "./rules.js";
 import { TournamentPage, TournamentsPage } from "./tournaments.js";
 

@@ -2,12 +2,12 @@
 // provisional, and how many rated games made it) and its history as a graph over time, their
 // wins, draws and losses against each opponent, the games they play now (to watch, or to play
 // when they are yours) and their finished games, newest first, a page at a time (GET
-// /api/games/finished, as the finished games page asks it).  playerLink is how every page
-// names a player: a link to this page.
-// Imports archive.js (how a game ended, in words), pairing.js (time controls in words) and
-// room.js (element).
+// /api/games/finished, as the finished games page asks it).
+// Imports archive.js (how a game ended, in words), links.js, pairing.js (time controls in
+// words) and room.js (element).
 
 import { changeWords, dateWords, endingWords } from "./archive.js";
+import { playerLink } from "./links.js";
 import { controlWords } from "./pairing.js";
 import { element } from "./room.js";
 
@@ -17,10 +17,6 @@ const SVG = "http://www.w3.org/2000/svg";
 const TITLES = Object.freeze({ boche: "Boche", che: "Che", osbox: "Osbox", ankor: "Ankor", marque: "Marque" });
 
 /** A player's name as a link to their page. */
-function playerLink(player, className = "player-name") {
-  return element("a", { class: className, href: `#/player/${encodeURIComponent(player.id)}`, "data-player": player.id }, [player.name]);
-}
-
 class PlayerPage {
   /** Shows the page of player `playerId` in `root`; `me()` is the signed-in player or null. */
   constructor(root, playerId, me) {
@@ -210,4 +206,4 @@ function ratingGraph(title, game, history) {
   ]);
 }
 
-export { PlayerPage, playerLink };
+export { PlayerPage };

@@ -3,9 +3,9 @@
 // links to every game's room, and join/withdraw.  Both follow the connection's tournament
 // feed (docs/protocol.md): the server pushes each change, so standings and pairings follow
 // the games as they end, with no polling; creating, joining and withdrawing are HTTP routes.
-// Imports room.js (for element).
+// Imports links.js (names link to their pages) and room.js (for element).
 
-import { playerLink } from "./players.js";
+import { playerLink } from "./links.js";
 import { element } from "./room.js";
 
 const FORMATS = [
