@@ -125,7 +125,32 @@ class BoardView {
     this.overlay.replaceWith(overlay);
     this.overlay = overlay;
     this.renderTargets(scene.targets ?? []);
+    this.keepTargetsInView(scene.targets ?? []);
     this.rove(focused);
+  }
+
+  /** After a zoom, the next step's targets (a second tile, where a cube goes) may lie beyond
+   * the zoomed part: the zoom moves to show them all, or, when they do not fit in it, gives
+   * way to the whole board (a tap there zooms in again). */
+  keepTargetsInView(targets) {
+    if (this.zoom === null || targets.length === 0 || this.scene === null) return;
+    const [zx, zy, zw, zh] = this.zoom;
+    const reach = targets.map((target) => [...shapeCentre(target.shape), shapeRadius(target.shape) * 1.2]);
+    const minX = Math.min(...reach.map(([x, , r]) => x - r));
+    const maxX = Math.max(...reach.map(([x, , r]) => x + r));
+    const minY = Math.min(...reach.map(([, y, r]) => y - r));
+    const maxY = Math.max(...reach.map(([, y, r]) => y + r));
+    if (minX >= zx && maxX <= zx + zw && minY >= zy && maxY <= zy + zh) return;
+    if (maxX - minX > zw || maxY - minY > zh) {
+      this.zoomOut();
+      return;
+    }
+    const [vx, vy, vw, vh] = this.scene.viewBox;
+    const clamp = (value, low, high) => Math.min(Math.max(value, low), high);
+    const left = clamp(Math.min(zx, minX), vx, vx + vw - zw);
+    const top = clamp(Math.min(zy, minY), vy, vy + vh - zh);
+    this.zoom = [Math.max(left, maxX - zw), Math.max(top, maxY - zh), zw, zh].map(round);
+    this.svg.setAttribute("viewBox", this.zoom.join(" "));
   }
 
   /** The targets' elements: kept where a target stays (same key and shape), else made. */

@@ -1,5 +1,6 @@
 """The site around the games, in the browser: a newcomer opens the front page (no form: a
-guest at once), quick-pairs against a second browser and both land in the same game; every
+guest at once), quick-pairs against a second browser, both land in the same game and play it
+to the end, then find it among the finished games and replay it; every
 rules page opens with its figures; the front page's live board follows a game as it is
 played.  Desktop and 390×844 phone screenshots go to ``artifacts/browser/``."""
 
@@ -69,6 +70,31 @@ async def test_a_newcomer_quick_pairs_from_the_front_page_against_another_browse
     await bob.screenshot(path=artifacts / "quick-paired-phone.png")
     # The header's rules link follows the game shown.
     await expect(ann.locator("header .rules-link")).to_have_attribute("href", "#/rules/che")
+
+    # They play it to the end; the finished game is then in the finished games, and its card
+    # leads to its page, which replays it from the first move to the last.
+    rng, plies = random.Random(3), 1
+    while await ann.locator('.turn[data-over="true"]').count() == 0 and plies < 80:
+        page = await mover([ann, bob], plies)
+        await click_a_move(page, rng, phone=page is bob)
+        plies += 1
+        await expect(ann.locator(".moves .move")).to_have_count(plies)
+    await expect(ann.locator('.turn[data-over="true"]')).to_be_attached()
+    room = ann.url.split("#/room/")[1]
+    await ann.goto("/#/games")
+    card = ann.locator(".game-card, .finished-card, .card").filter(
+        has=ann.locator(f'a[href="#/room/{room}"]')
+    )
+    await expect(card.first).to_be_visible()
+    await card.first.get_by_role("link", name="Replay the game").click()
+    await expect(ann).to_have_url(re.compile(f"#/room/{room}$"))
+    await expect(ann.locator(".moves .move")).to_have_count(plies)
+    await ann.locator("h1").click()
+    await ann.keyboard.press("Home")
+    await expect(ann.locator(".replay-banner")).to_contain_text("Before the first move")
+    await ann.keyboard.press("End")
+    await expect(ann.locator(".moves .move.current")).to_have_attribute("data-ply", str(plies))
+    await ann.screenshot(path=artifacts / "quick-paired-finished.png")
 
 
 async def test_cancelling_or_leaving_the_page_leaves_the_pool(
