@@ -12,7 +12,7 @@
 import { BoardView } from "./board.js";
 import { QuickPairing, controlWords } from "./pairing.js";
 import { playerLink } from "./links.js";
-import { GAMES, element } from "./room.js";
+import { GAMES, clockText, element } from "./room.js";
 
 const TITLES = Object.freeze({ boche: "Boche", che: "Che", osbox: "Osbox", ankor: "Ankor", marque: "Marque" });
 const ORDER = Object.freeze(["boche", "che", "osbox", "ankor", "marque"]);
@@ -35,7 +35,9 @@ class FrontPage {
     this.connection = connection;
     this.featured = null; // the live game shown (a lobby line), or null
     this.featuredDoc = null;
+    this.skew = 0; // seconds this browser's clock runs ahead of the server's, as last seen
     this.build(root);
+    this.ticker = setInterval(() => this.tickTv(), 250);
     if (game !== null && ORDER.includes(game)) {
       this.pairing.choose(game);
       this.pairing.node.scrollIntoView();
@@ -150,6 +152,7 @@ class FrontPage {
   /** The page is left: stop waiting in a pool. */
   close() {
     this.pairing.close();
+    clearInterval(this.ticker);
   }
 
   /** Welcomed (again). */
@@ -182,6 +185,7 @@ class FrontPage {
     const before = this.featured;
     this.featured = game;
     this.featuredDoc = null;
+    this.featuredSince = null;
     if (before !== null) this.connection.leave(before.room_id).catch(() => {});
     this.tvBoard.hidden = game === null;
     this.tvEmpty.hidden = game !== null;
@@ -200,19 +204,46 @@ class FrontPage {
     const doc = this.featuredDoc;
     const moves = doc === null ? game.move_number : doc.record.length;
     const [first, second] = game.players;
+    const clock = (seat) => element("span", { class: "tv-clock", "data-seat": String(seat) });
     this.tvTitle.replaceChildren(
       element("strong", {}, [TITLES[game.game] ?? game.game]),
       " ",
       playerLink(first),
+      clock(0),
       " vs ",
       playerLink(second),
+      clock(1),
       element("span", { class: "tv-meta" }, [` · ${controlWords(game.time_control)} · move ${moves} · ${game.spectators} watching`]),
     );
+    this.tickTv();
+  }
+
+  /** The watched game's clocks, counting down between the server's figures. */
+  tickTv() {
+    const doc = this.featuredDoc;
+    for (const span of this.tvTitle.querySelectorAll(".tv-clock")) {
+      const clock = doc?.clock;
+      const seat = Number(span.dataset.seat);
+      if (!clock || clock.kind !== "live" || doc.seats[seat] === undefined) {
+        span.hidden = true;
+        continue;
+      }
+      const running = clock.running === seat && doc.outcome === null;
+      let left = clock.remaining[seat];
+      if (running) left -= Date.now() / 1000 - this.skew - clock.since;
+      span.hidden = false;
+      span.textContent = clockText(Math.max(0, left), clock.kind);
+      span.classList.toggle("running", running);
+    }
   }
 
   /** The watched room changed (snapshot or diff): draw its position. */
   update(doc) {
     if (this.featured === null || doc.game === undefined) return;
+    const since = doc.clock?.since ?? null;
+    // A clock started by a commit seen here started about now (a snapshot's may be older).
+    if (since !== null && this.featuredSince != null && since !== this.featuredSince) this.skew = Date.now() / 1000 - since;
+    this.featuredSince = since;
     this.featuredDoc = doc;
     const module = GAMES[doc.game];
     if (module === undefined) return;

@@ -56,7 +56,7 @@ class QuickPairing {
       this.grid.append(cell);
     }
     this.rated = h("input", { type: "checkbox", id: "pool-rated" });
-    this.ratedLabel = h("label", { for: "pool-rated", class: "pool-rated" }, [this.rated, " Rated (paired with players within 300 points)"]);
+    this.ratedLabel = h("label", { for: "pool-rated", class: "pool-rated" }, [this.rated, " Rated (paired with players near your rating)"]);
     this.status = h("p", { class: "pool-status", role: "status", "aria-live": "polite" });
     this.waited = h("span", { class: "pool-waited", "aria-hidden": "true" }); // time waited
     this.cancelButton = h("button", { type: "button", class: "pool-cancel", hidden: "" }, ["Cancel"]);

@@ -17,6 +17,8 @@ from playwright.async_api import expect
 from client import Client
 from lobby.identity import new_guest
 from rules import find_game
+from server.redis import store
+from server.rooms import SeatHolder, new_room
 from server.site import PAGES
 from tests.browser.conftest import Opener, room_for
 from tests.browser.gestures import click_a_move, mover
@@ -171,7 +173,10 @@ async def test_the_front_page_shows_the_most_watched_game_live(
     artifacts: Path,
 ) -> None:
     quiet, _, _ = await room_for(redis_client, "osbox")
-    room, first, second = await room_for(redis_client, "marque")
+    first, second = new_guest(), new_guest()
+    seats = (SeatHolder(first.id, first.name), SeatHolder(second.id, second.name))
+    timed = new_room("b-marque", "marque", "", seats, time_control="5+3")
+    room = (await store.create_room(redis_client, timed)).id
     players = [await Client.connect(server.ws_url, token_for(p)) for p in (first, second)]
     watcher = await Client.connect(server.ws_url, token_for(new_guest()))
     try:
@@ -197,6 +202,11 @@ async def test_the_front_page_shows_the_most_watched_game_live(
             await expect(board).to_have_attribute("data-moves", str(ply + 1))
             assert await board.locator(".piece").count() >= ply + 1
         await expect(tv.locator(".tv-title")).to_contain_text("move 2")
+        # The players' clocks count down as on the game page; the one to move runs.
+        clocks = tv.locator(".tv-clock")
+        await expect(clocks).to_have_count(2)
+        await expect(clocks.first).to_have_text(re.compile(r"^[45]:\d\d$"))
+        await expect(tv.locator(".tv-clock.running")).to_have_count(1)
         await page.screenshot(path=artifacts / "front-live.png")
         await tv.get_by_role("link", name="Watch this game").click()
         await expect(page.locator(".moves .move")).to_have_count(2)
