@@ -17,9 +17,9 @@ import redis.asyncio as aioredis
 
 from bots.levels import LEVELS
 from lobby import secret_store
-from lobby import store as lobby_store
 from lobby.accounts import Account, hash_password, name_key
 from lobby.identity import Player, issue_token
+from lobby.store import accounts as account_store
 
 PREFIX = "bot-"
 """Every bot's name starts with this (a reserved prefix: people cannot register it)."""
@@ -59,15 +59,16 @@ async def ensure_accounts(redis: aioredis.Redis, now: float | None = None) -> li
     """Store the bot accounts that are missing (idempotent, safe on several processes).
 
     The register route refuses reserved names, so the account is written under the lobby's
-    own keys with :func:`lobby.store.store_account`, the set-if-absent step of registration.
+    own keys with :func:`lobby.store.accounts.store_account`, the set-if-absent step of
+    registration.
     """
     created = time.time() if now is None else now
     players = bot_players()
     for player in players:
-        if await lobby_store.get_account(redis, player.name) is not None:
+        if await account_store.get_account(redis, player.name) is not None:
             continue
         account = Account(player, hash_password(secrets.token_urlsafe(32)), created)
-        await lobby_store.store_account(redis, account)
+        await account_store.store_account(redis, account)
     return players
 
 

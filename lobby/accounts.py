@@ -1,11 +1,12 @@
 """Registered accounts: the username rule, password hashing, and the login limits.
 
-Pure functions over plain values; :mod:`lobby.store` keeps accounts and failed logins in Redis
-and calls these to decide.  Passwords are stored only as a slow, salted scrypt hash
-(``hashlib.scrypt``, standard library, so no native dependency): N=2**14, r=8, p=5, a 16-byte
-salt and a 32-byte key, one of OWASP's equivalent scrypt settings (16 MiB of memory, about
-0.16 s per hash on a 2-core machine).  The parameters travel inside each stored hash, so they
-can be raised later without breaking old accounts (:func:`needs_rehash`).
+Pure functions over plain values; :mod:`lobby.store.accounts` keeps accounts in Redis (and
+:mod:`lobby.attempt_store` failed logins) and calls these to decide.  Passwords are stored
+only as a slow, salted scrypt hash (``hashlib.scrypt``, standard library, so no native
+dependency): N=2**14, r=8, p=5, a 16-byte salt and a 32-byte key, one of OWASP's equivalent
+scrypt settings (16 MiB of memory, about 0.16 s per hash on a 2-core machine).  The
+parameters travel inside each stored hash, so they can be raised later without breaking old
+accounts (:func:`needs_rehash`).
 Imports :mod:`lobby.identity` and :mod:`protocol.errors`; standard library otherwise.
 """
 

@@ -2,9 +2,9 @@
 
 A challenge is direct (to one named player) or open (anyone may accept).  Every transition
 takes a challenge and returns a new one, or raises a coded :class:`~protocol.errors.ClientError`
-and changes nothing; :mod:`lobby.store` makes them atomic in Redis.  Accepting decides the
-seats, so the server can create the room (room id = challenge id) from the accepted value
-alone.  A rematch is an accepted challenge built from a finished game.
+and changes nothing; :mod:`lobby.store.challenges` makes them atomic in Redis.  Accepting
+decides the seats, so the server can create the room (room id = challenge id) from the
+accepted value alone.  A rematch is an accepted challenge built from a finished game.
 Imports :mod:`rules`, :mod:`lobby.identity`, :mod:`lobby.games`, :mod:`lobby.clocks` and
 :mod:`protocol.errors`; never Redis.
 """
@@ -294,8 +294,8 @@ def is_limited(player: Player) -> bool:
 
 
 def limit_refusal(kind: str, player: Player | None, limits: ChallengeLimits) -> LimitReachedError:
-    """The refusal for a limit :func:`lobby.store.count_creation` found reached: ``kind`` is
-    ``playing`` or ``started`` (held by ``player``), or ``address``."""
+    """The refusal for a limit :func:`lobby.store.creations.count_creation` found reached:
+    ``kind`` is ``playing`` or ``started`` (held by ``player``), or ``address``."""
     window = f"{limits.window / 3600:g} h"
     name = "" if player is None else player.name
     if kind == "playing":

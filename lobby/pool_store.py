@@ -7,7 +7,7 @@ the :class:`lobby.pools.Entry` JSON, whose ``pool`` names the pool) and
 ``lobby:pool:paired`` (hash: a player paired while waiting to their room, for 30 s).  Every
 pool shares the keys, so a player waits in one pool at most, and the script sees the whole
 queue: lapsed entries are dropped as it passes them.  The paired game's accepted challenge
-is stored and announced like a rematch's (:func:`lobby.store.store_accepted`).
+is stored and announced like a rematch's (:func:`lobby.store.challenges.store_accepted`).
 Imports redis and :mod:`lobby.pools`.
 """
 

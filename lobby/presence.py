@@ -3,8 +3,8 @@
 Presence is counted per connection, not per player: a player may have several tabs open, each
 somewhere else (the lobby, or a room), and stays online while any of them is alive.  Every
 connection carries a deadline that heartbeats push forward, so when a server process dies its
-connections lapse on their own instead of leaving ghosts.  :mod:`lobby.store` keeps the
-connections in Redis; the functions here decide what they mean at a given time.
+connections lapse on their own instead of leaving ghosts.  :mod:`lobby.store.connections` keeps
+the connections in Redis; the functions here decide what they mean at a given time.
 Pure; imports :mod:`lobby.identity`.
 """
 

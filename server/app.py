@@ -49,7 +49,6 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from lobby import attempt_store, rating_store, secret_store
-from lobby import store as lobby_store
 from lobby.accounts import LoginLimits, name_key
 from lobby.attempt_store import Window
 from lobby.challenges import ChallengeLimits
@@ -66,6 +65,8 @@ from lobby.identity import (
     verify_device_token,
 )
 from lobby.ratings import COMPUTER_POOL_SUFFIX
+from lobby.store import accounts as account_store
+from lobby.store import games as game_store
 from lobby.work_pool import WorkPool
 from protocol.errors import (
     BadRequestError,
@@ -320,7 +321,7 @@ def create_app(settings: Settings) -> Starlette:
         )
         try:
             body = await _read(request, Credentials)
-            account = await lobby_store.register(
+            account = await account_store.register(
                 runtime.client,
                 body.name,
                 body.password,
@@ -339,7 +340,7 @@ def create_app(settings: Settings) -> Starlette:
         try:
             body = await _read(request, Credentials)
             device = _known_device(request, runtime.secret, body.name, now)
-            player = await lobby_store.login(
+            player = await account_store.login(
                 runtime.client,
                 body.name,
                 body.password,
@@ -372,7 +373,7 @@ def create_app(settings: Settings) -> Starlette:
     async def player_games(request: Request) -> Response:
         runtime: Runtime = request.app.state.runtime
         player_id = request.path_params["player"]
-        finished = await lobby_store.finished_games(runtime.client, player_id, 0, 50)
+        finished = await game_store.finished_games(runtime.client, player_id, 0, 50)
         return JSONResponse({"games": [_summary(g.to_data()) for g in finished]})
 
     async def ratings(request: Request) -> Response:
@@ -451,7 +452,7 @@ def create_app(settings: Settings) -> Starlette:
         try:
             player = _bearer(request, runtime.secret)
             await _read(request, Empty)
-            await lobby_store.make_bot(runtime.client, player)
+            await account_store.make_bot(runtime.client, player)
         except ClientError as error:
             return _error_response(error)
         now = time.time()

@@ -43,7 +43,6 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from lobby import pool_store, pools, rating_store
-from lobby import store as lobby_store
 from lobby.challenges import (
     DEFAULT_LIMITS,
     Challenge,
@@ -55,6 +54,11 @@ from lobby.challenges import (
 )
 from lobby.identity import Player
 from lobby.presence import HEARTBEAT_TTL
+from lobby.store import challenges as challenge_store
+from lobby.store import common as store_common
+from lobby.store import connections as connection_store
+from lobby.store import creations as creation_store
+from lobby.store import games as game_store
 from protocol.errors import LimitReachedError, UnknownChallengeError
 from protocol.messages import ServerLobby, ServerLobbyEvent, encode
 from server import listing, outbox
@@ -142,7 +146,7 @@ class LobbyService:
         timeout and was taken for that timeout's expiry."""
 
     async def start(self) -> None:
-        await self._pubsub.subscribe(lobby_store.CHANNEL)
+        await self._pubsub.subscribe(store_common.CHANNEL)
         self._tasks = [
             asyncio.create_task(self._read(), name="lobby-feed"),
             asyncio.create_task(self._sweep_loop(), name="lobby-sweep"),
@@ -178,7 +182,7 @@ class LobbyService:
         self.followers[connection_id] = follower
         try:
             await _storage(
-                lobby_store.connect(
+                connection_store.connect(
                     self.client,
                     connection_id,
                     follower.player,
@@ -194,18 +198,18 @@ class LobbyService:
 
     async def unfollow(self, connection_id: str) -> None:
         if self.followers.pop(connection_id, None) is not None:
-            await lobby_store.disconnect(self.client, connection_id, self.clock())
+            await connection_store.disconnect(self.client, connection_id, self.clock())
 
     async def snapshot(self, player: Player) -> dict[str, Any]:
         """The lobby as ``player`` sees it now."""
         now = self.clock()
         client = self.client
-        open_challenges = await _storage(lobby_store.open_challenges(client, now))
-        mine = await _storage(lobby_store.player_challenges(client, player.id, now))
-        live = await _storage(lobby_store.live_games(client, self.live_limit))
-        live_count = await _storage(lobby_store.live_count(client))
-        playing = await _storage(lobby_store.current_games(client, player.id))
-        online = await _storage(lobby_store.online(client, now))
+        open_challenges = await _storage(challenge_store.open_challenges(client, now))
+        mine = await _storage(challenge_store.player_challenges(client, player.id, now))
+        live = await _storage(game_store.live_games(client, self.live_limit))
+        live_count = await _storage(game_store.live_count(client))
+        playing = await _storage(game_store.current_games(client, player.id))
+        online = await _storage(connection_store.online(client, now))
         return {
             "open": [c.to_data() for c in open_challenges],
             "incoming": [c.to_data() for c in mine.incoming],
@@ -232,10 +236,10 @@ class LobbyService:
         """Store and announce a challenge made from ``address``; raises ClientError."""
         client, now = self.client, self.clock()
         made = f"challenge:{uuid.uuid4().hex}"
-        await _storage(lobby_store.count_creation(client, made, now, self.limits, (), address))
+        await _storage(creation_store.count_creation(client, made, now, self.limits, (), address))
         try:
             return await _storage(
-                lobby_store.create_challenge(
+                challenge_store.create_challenge(
                     client,
                     player,
                     target,
@@ -249,7 +253,7 @@ class LobbyService:
                 )
             )
         except BaseException:
-            await lobby_store.uncount_creation(client, made, (), address)
+            await creation_store.uncount_creation(client, made, (), address)
             raise
 
     async def accept(
@@ -258,18 +262,18 @@ class LobbyService:
         """Accept a challenge (from ``address``) and create its room, within both players'
         limits; returns the challenge and the room id."""
         client, now = self.client, self.clock()
-        open_one = await _storage(lobby_store.get_challenge(client, challenge_id))
+        open_one = await _storage(challenge_store.get_challenge(client, challenge_id))
         starting = (open_one.challenger, player)
         address = address if is_limited(player) else None
         await _storage(
-            lobby_store.count_creation(client, challenge_id, now, self.limits, starting, address)
+            creation_store.count_creation(client, challenge_id, now, self.limits, starting, address)
         )
         try:
             challenge = await _storage(
-                lobby_store.accept_challenge(client, challenge_id, player, now)
+                challenge_store.accept_challenge(client, challenge_id, player, now)
             )
         except BaseException:
-            await lobby_store.uncount_creation(client, challenge_id, starting, address)
+            await creation_store.uncount_creation(client, challenge_id, starting, address)
             raise
         room_id = await self._open_room(challenge)
         return challenge, room_id
@@ -297,22 +301,24 @@ class LobbyService:
         starting = (listing.player(room.seats[0]), listing.player(room.seats[1]))
         address = address if is_limited(player) else None
         await _storage(
-            lobby_store.count_creation(client, made, self.clock(), self.limits, starting, address)
+            creation_store.count_creation(
+                client, made, self.clock(), self.limits, starting, address
+            )
         )
         try:
             yield
         except BaseException:
-            await lobby_store.uncount_creation(client, made, starting, address)
+            await creation_store.uncount_creation(client, made, starting, address)
             raise
 
     async def decline(self, player: Player, challenge_id: str) -> Challenge:
         return await _storage(
-            lobby_store.decline_challenge(self.client, challenge_id, player, self.clock())
+            challenge_store.decline_challenge(self.client, challenge_id, player, self.clock())
         )
 
     async def cancel(self, player: Player, challenge_id: str) -> Challenge:
         return await _storage(
-            lobby_store.cancel_challenge(self.client, challenge_id, player, self.clock())
+            challenge_store.cancel_challenge(self.client, challenge_id, player, self.clock())
         )
 
     # --- quick pairing -----------------------------------------------------------------------
@@ -339,27 +345,27 @@ class LobbyService:
         room_id = pools.ID_PREFIX + uuid.uuid4().hex[:20]
         address = address if is_limited(player) else None
         await _storage(
-            lobby_store.count_creation(client, room_id, now, self.limits, (player,), address)
+            creation_store.count_creation(client, room_id, now, self.limits, (player,), address)
         )
         entry = pools.Entry(player, pool.name, rating, connection, now + pools.ENTRY_SECONDS)
         try:
             joined = await _storage(pool_store.join(client, entry, now, room_id))
         except BaseException:
-            await lobby_store.uncount_creation(client, room_id, (player,), address)
+            await creation_store.uncount_creation(client, room_id, (player,), address)
             raise
         if joined.partner is None:  # waiting, or paired already: nothing is made now
-            await lobby_store.uncount_creation(client, room_id, (player,), address)
+            await creation_store.uncount_creation(client, room_id, (player,), address)
             return joined.room
         partner = joined.partner
         # The partner was within the limits when they joined; the game is counted for them
         # as far as it fits now.
         with contextlib.suppress(LimitReachedError):
             await _storage(
-                lobby_store.count_creation(client, room_id, now, self.limits, (partner.player,))
+                creation_store.count_creation(client, room_id, now, self.limits, (partner.player,))
             )
         seed = secrets.randbits(32)
         challenge = pools.paired_challenge(pool, partner.player, player, room_id, now, seed)
-        await _storage(lobby_store.store_accepted(client, challenge))
+        await _storage(challenge_store.store_accepted(client, challenge))
         return await self._open_room(challenge)
 
     async def leave_pool(self, player: Player, connection: str = "") -> bool:
@@ -370,7 +376,7 @@ class LobbyService:
         """Create the room of an accepted challenge if its accepter's process did not get to
         it; returns whether the room exists now."""
         try:
-            challenge = await _storage(lobby_store.get_challenge(self.client, room_id))
+            challenge = await _storage(challenge_store.get_challenge(self.client, room_id))
         except (UnknownChallengeError, ValueError):
             return False
         if challenge.status is not Status.ACCEPTED or challenge.seats is None:
@@ -433,7 +439,7 @@ class LobbyService:
                     log.warning("unreadable outbox mark of room %s dropped: %r", room_id, mark)
                     done[room_id] = mark
             live = {room_id: m.live for room_id, m in marks.items() if m.live is not None}
-            await lobby_store.store_live_games(client, list(live.values()))
+            await game_store.store_live_games(client, list(live.values()))
             done.update((room_id, raw[room_id]) for room_id in live)
             await clock_store.set_idle_deadlines(
                 client, {room_id: m.idle_at for room_id, m in marks.items()}
@@ -470,7 +476,7 @@ class LobbyService:
                 rating.first_score,
                 now,
             )
-        await lobby_store.finish_game(self.client, listing.finished_game(room, now))
+        await game_store.finish_game(self.client, listing.finished_game(room, now))
 
     async def _drain_loop(self) -> None:
         while not self._stopping.is_set():
@@ -502,7 +508,7 @@ class LobbyService:
         if message["type"] != "message":
             return
         try:
-            events = lobby_store.decode_events(message["data"])
+            events = store_common.decode_events(message["data"])
         except ValueError:
             log.warning("unreadable lobby event %r", message["data"])
             return
@@ -524,12 +530,14 @@ class LobbyService:
         now = self.clock()
         for connection_id in tuple(self.followers):
             ttl = self.presence_ttl
-            alive = await lobby_store.heartbeat(self.client, connection_id, now, ttl)
+            alive = await connection_store.heartbeat(self.client, connection_id, now, ttl)
             follower = self.followers.get(connection_id)
             if not alive and follower is not None:
-                await lobby_store.connect(self.client, connection_id, follower.player, now, ttl=ttl)
-        await lobby_store.sweep_challenges(self.client, now)
-        await lobby_store.sweep_presence(self.client, now)
+                await connection_store.connect(
+                    self.client, connection_id, follower.player, now, ttl=ttl
+                )
+        await challenge_store.sweep_challenges(self.client, now)
+        await connection_store.sweep_presence(self.client, now)
 
     async def _sweep_loop(self) -> None:
         while True:

@@ -35,12 +35,13 @@ from starlette.responses import FileResponse, JSONResponse, PlainTextResponse, R
 from starlette.routing import Route
 
 from lobby import pool_store, rating_store
-from lobby import store as lobby_store
 from lobby.archive import BadQueryError, parse_query
 from lobby.challenges import canonical_options
 from lobby.games import FinishedGame, LiveGame, scores_by_opponent
 from lobby.identity import player_data
 from lobby.ratings import BOT_ID_PREFIX, Rating, rating_pool
+from lobby.store import accounts as account_store
+from lobby.store import games as game_store
 from protocol.errors import (
     BadOptionsError,
     ClientError,
@@ -161,7 +162,7 @@ async def finished_games(request: Request) -> Response:
     client = request.app.state.runtime.client
     try:
         query = parse_query(request.query_params)
-        games, cursor = await lobby_store.search_finished(client, query, time.time())
+        games, cursor = await game_store.search_finished(client, query, time.time())
     except BadQueryError as error:
         return JSONResponse({"code": "bad_request", "message": str(error)}, status_code=400)
     except UnknownPlayerError as error:
@@ -178,11 +179,11 @@ async def player_page(request: Request) -> Response:
     kept)."""
     client = request.app.state.runtime.client
     player_id = request.path_params["player"]
-    playing = await lobby_store.current_games(client, player_id)
-    scored = await lobby_store.finished_games(client, player_id, 0, SCORED_GAMES)
+    playing = await game_store.current_games(client, player_id)
+    scored = await game_store.finished_games(client, player_id, 0, SCORED_GAMES)
     recent = scored[:RECENT_GAMES]
     try:
-        player = await lobby_store.find_player(client, player_id, time.time())
+        player = await account_store.find_player(client, player_id, time.time())
     except UnknownPlayerError:
         games: list[LiveGame | FinishedGame] = [*playing, *recent]
         seen = [p for g in games for p in g.players if p.id == player_id]
@@ -199,7 +200,7 @@ async def player_page(request: Request) -> Response:
             "provisional": rating.is_provisional,
             "games": len(rated),
         }
-    account = None if player.guest else await lobby_store.get_account(client, player.name)
+    account = None if player.guest else await account_store.get_account(client, player.name)
     bot = player.id.startswith(BOT_ID_PREFIX) or (account is not None and account.bot)
     return JSONResponse(
         {

@@ -64,8 +64,8 @@ from bench.loopback.tcp_proxy import TcpProxy
 from bench.loopback.topology import SECRET, Topology
 from client import Client, RoomView, ServerReplyError
 from lobby import rating_store
-from lobby import store as lobby_store
 from lobby.identity import Player, issue_token, new_guest, player_from_data
+from lobby.store import games as game_store
 from rules import GAMES, find_game
 from server import listing, outbox
 from server.redis import store
@@ -694,7 +694,7 @@ class Watch:
             if room in self.unlisted and room not in self._unlisted_at:
                 continue  # listed at last
             first = table.players[0].player.id
-            listed = await lobby_store.current_games(self.redis, first)
+            listed = await game_store.current_games(self.redis, first)
             if any(game.room_id == room for game in listed):
                 if room in self._unlisted_at:
                     late = now - self._unlisted_at.pop(room)
@@ -790,7 +790,7 @@ async def missing_from_lobby(redis: aioredis.Redis, tables: list[Table]) -> dict
         for link in table.players:
             player = link.player.id
             if player not in histories:
-                games = await lobby_store.finished_games(redis, player, 0, 10**6)
+                games = await game_store.finished_games(redis, player, 0, 10**6)
                 histories[player] = {game.room_id for game in games}
             if table.room not in histories[player]:
                 missing[table.room] = f"is not in {player}'s history"

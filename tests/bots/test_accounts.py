@@ -13,9 +13,9 @@ from bots.accounts import (
     level_of,
     shared_secret,
 )
-from lobby import store as lobby_store
 from lobby.accounts import check_new_account
 from lobby.identity import verify_token
+from lobby.store import accounts as account_store
 from protocol.errors import BadNameError
 
 
@@ -26,10 +26,10 @@ async def test_bot_accounts_are_created_once_and_found_by_name(
     again = await ensure_accounts(redis_client, now=2.0)
     assert players == again
     assert [p.name for p in players] == ["bot-1", "bot-2", "bot-3", "bot-4"]
-    stored = await lobby_store.get_account(redis_client, "BOT-3")
+    stored = await account_store.get_account(redis_client, "BOT-3")
     assert stored is not None and stored.created == 1.0
-    assert await lobby_store.find_player(redis_client, "bot-2", 0.0) == bot_player(2)
-    assert await lobby_store.find_player(redis_client, "u:bot-4", 0.0) == bot_player(4)
+    assert await account_store.find_player(redis_client, "bot-2", 0.0) == bot_player(2)
+    assert await account_store.find_player(redis_client, "u:bot-4", 0.0) == bot_player(4)
 
 
 def test_nobody_else_may_register_a_bot_name() -> None:

@@ -10,9 +10,9 @@ from pathlib import Path
 import redis.asyncio as aioredis
 from playwright.async_api import Page, expect
 
-from lobby import store as lobby_store
 from lobby.games import FinishedGame
 from lobby.identity import Player, new_guest
+from lobby.store import games as game_store
 from rules.api import Seat
 from tests.browser.conftest import Opener
 from tests.e2e.conftest import RunningServer
@@ -40,7 +40,7 @@ async def casual_games(
             winner=Seat.FIRST,
             reason="the largest region wins",
         )
-        assert await lobby_store.finish_game(client, game)
+        assert await game_store.finish_game(client, game)
     return ann, bob
 
 

@@ -12,14 +12,14 @@ from playwright.async_api import expect
 
 from client import Client
 from lobby import rating_store
-from lobby import store as lobby_store
 from lobby.identity import Player
+from lobby.store import accounts as account_store
 from tests.browser.conftest import Opener
 from tests.e2e.conftest import RunningServer, token_for
 
 
 async def account(client: aioredis.Redis, name: str) -> Player:
-    return (await lobby_store.register(client, name, "a long password", time.time())).player
+    return (await account_store.register(client, name, "a long password", time.time())).player
 
 
 async def test_the_lobby_shows_a_leaderboard_and_rating_histories_that_follow_rated_games(

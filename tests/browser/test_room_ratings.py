@@ -12,8 +12,8 @@ from playwright.async_api import expect
 
 from client import Client
 from lobby import rating_store
-from lobby import store as lobby_store
 from lobby.identity import Player
+from lobby.store import accounts as account_store
 from server.redis import store
 from server.rooms import SeatHolder, new_room
 from tests.browser.conftest import Opener, room_for
@@ -21,7 +21,7 @@ from tests.e2e.conftest import RunningServer, token_for
 
 
 async def account(client: aioredis.Redis, name: str) -> Player:
-    return (await lobby_store.register(client, name, "a long password", time.time())).player
+    return (await account_store.register(client, name, "a long password", time.time())).player
 
 
 async def test_the_cards_show_ratings_and_their_change_when_a_rated_game_ends(

@@ -14,9 +14,9 @@ import redis.asyncio as aioredis
 from playwright.async_api import Page, Request, expect
 
 from client import Client
-from lobby import store as lobby_store
 from lobby import tournaments as tn
 from lobby.identity import Player, new_guest
+from lobby.store import accounts as account_store
 from tests.browser.conftest import Opener
 from tests.browser.test_reconnect import HOLD_AND_CUT, RELEASE
 from tests.e2e.conftest import RunningServer, make_room, token_for
@@ -24,7 +24,7 @@ from tests.e2e.test_tournaments import scheduler
 
 
 async def account(client: aioredis.Redis, name: str) -> Player:
-    return (await lobby_store.register(client, name, "a long password", time.time())).player
+    return (await account_store.register(client, name, "a long password", time.time())).player
 
 
 def http_reads(page: Page, path: str) -> list[str]:

@@ -17,9 +17,9 @@ import redis.asyncio as aioredis
 
 from client import Client, ServerReplyError
 from lobby import rating_store
-from lobby import store as lobby_store
 from lobby.games import replay
 from lobby.identity import Player, new_guest
+from lobby.store import challenges as challenge_store
 from rules import find_game
 from rules.record import parse_record_text
 from server.redis.embedded_redis import free_port
@@ -193,7 +193,7 @@ async def test_a_room_lost_between_accept_and_creation_is_made_on_join(
     assert bob.player is not None
     player = Player(bob.player["id"], bob.player["name"], True)
     # The accept is stored, as if the accepter's process died before creating the room.
-    await lobby_store.accept_challenge(redis_client, made["id"], player, time.time())
+    await challenge_store.accept_challenge(redis_client, made["id"], player, time.time())
     view = await ann.join(made["id"])
     assert view.doc is not None and view.doc["seats"][1]["id"] == player.id
 

@@ -10,8 +10,9 @@ from typing import Any
 import redis.asyncio as aioredis
 
 from client import Client
-from lobby import store as lobby_store
 from lobby.identity import Player, new_guest
+from lobby.store import accounts as account_store
+from lobby.store import games as game_store
 from server.redis import store
 from server.rooms import SeatHolder, new_room
 from tests.e2e.conftest import RunningServer, make_room, token_for
@@ -104,7 +105,7 @@ async def finished_rated_game(
     before moving, once the lobby has it among the finished games."""
     if players is None:
         now = time.time()
-        register = lobby_store.register
+        register = account_store.register
         ann = (await register(client, f"ann{room_id}", "a long password", now)).player
         bob = (await register(client, f"bob{room_id}", "a long password", now)).player
     else:
@@ -118,7 +119,7 @@ async def finished_rated_game(
     finally:
         await resigner.close()
     async with asyncio.timeout(10):
-        while room_id not in {g.room_id for g in await lobby_store.finished_games(client, ann.id)}:
+        while room_id not in {g.room_id for g in await game_store.finished_games(client, ann.id)}:
             await asyncio.sleep(0.05)  # the lobby follows the rooms in passes
     return ann, bob
 

@@ -15,13 +15,17 @@ from typing import Any
 import pytest
 import redis.asyncio as aioredis
 
-from lobby import store
 from lobby.accounts import DEFAULT_LOGIN_LIMITS, LoginLimits, ScryptParams
 from lobby.archive import Cursor, Query
 from lobby.attempt_store import Window
 from lobby.challenges import ChallengeLimits, Colour, Status, rematch_id
 from lobby.games import FinishedGame, LiveGame
 from lobby.identity import Player, new_guest
+from lobby.store import accounts as account_store
+from lobby.store import challenges as challenge_store
+from lobby.store import common as store_common
+from lobby.store import connections as connection_store
+from lobby.store import games as game_store
 from lobby.work_pool import WorkPool
 from protocol.errors import (
     AlreadyAcceptedError,
@@ -61,7 +65,7 @@ async def second_client(redis_server: Any) -> AsyncIterator[aioredis.Redis]:
 async def events(redis_client: aioredis.Redis) -> AsyncIterator[Events]:
     """A subscriber to the lobby channel that collects events as they are published."""
     pubsub = redis_client.pubsub()
-    await pubsub.subscribe(store.CHANNEL)
+    await pubsub.subscribe(store_common.CHANNEL)
     # Wait for the confirmation, so no event published by the test can come before it.
     confirmation = await pubsub.get_message(timeout=2.0)
     assert confirmation is not None and confirmation["type"] == "subscribe"
@@ -85,7 +89,7 @@ class Events:
                 )
                 if message is not None:
                     self.publications += 1
-                    self.held = store.decode_events(message["data"])
+                    self.held = store_common.decode_events(message["data"])
         return self.held.pop(0)
 
     async def none_pending(self) -> bool:
@@ -95,7 +99,7 @@ class Events:
 
 
 async def account(redis: aioredis.Redis, name: str) -> Player:
-    return (await store.register(redis, name, f"{name}-password", T0, CHEAP)).player
+    return (await account_store.register(redis, name, f"{name}-password", T0, CHEAP)).player
 
 
 async def login(
@@ -107,8 +111,8 @@ async def login(
     limits: LoginLimits = DEFAULT_LOGIN_LIMITS,
     params: ScryptParams = CHEAP,
 ) -> Player:
-    """store.login with the cheap parameters the test accounts were hashed with."""
-    return await store.login(redis, name, password, address, now, limits, params)
+    """account_store.login with the cheap parameters the test accounts were hashed with."""
+    return await account_store.login(redis, name, password, address, now, limits, params)
 
 
 # --- accounts -------------------------------------------------------------------------------
@@ -129,7 +133,7 @@ async def test_login_rehashes_a_password_stored_with_older_parameters(
     stronger = ScryptParams(n=2**9, r=8, p=1)
     await account(redis_client, "frank")
     player = await login(redis_client, "frank", "frank-password", "h", T0, params=stronger)
-    stored = await store.get_account(redis_client, "FRANK")
+    stored = await account_store.get_account(redis_client, "FRANK")
     assert stored is not None and stored.player == player
     assert stored.password_hash.startswith("scrypt$512$8$1$")
     assert await login(redis_client, "frank", "frank-password", "h", T0, params=stronger)
@@ -138,17 +142,17 @@ async def test_login_rehashes_a_password_stored_with_older_parameters(
 async def test_a_name_is_taken_whatever_its_case(redis_client: aioredis.Redis) -> None:
     await account(redis_client, "alice")
     with pytest.raises(NameTakenError):
-        await store.register(redis_client, "ALICE", "another-password", T0, CHEAP)
+        await account_store.register(redis_client, "ALICE", "another-password", T0, CHEAP)
     with pytest.raises(BadNameError):
-        await store.register(redis_client, "bot-evil", "another-password", T0, CHEAP)
+        await account_store.register(redis_client, "bot-evil", "another-password", T0, CHEAP)
 
 
 async def test_two_simultaneous_registrations_of_one_name_create_one_account(
     redis_client: aioredis.Redis, second_client: aioredis.Redis
 ) -> None:
     results = await asyncio.gather(
-        store.register(redis_client, "carol", "first-password", T0, CHEAP),
-        store.register(second_client, "CAROL", "second-password", T0, CHEAP),
+        account_store.register(redis_client, "carol", "first-password", T0, CHEAP),
+        account_store.register(second_client, "CAROL", "second-password", T0, CHEAP),
         return_exceptions=True,
     )
     created = [r for r in results if not isinstance(r, BaseException)]
@@ -203,19 +207,21 @@ async def test_a_known_device_logs_in_at_once_while_the_name_is_slowed_down(
             await login(redis_client, "dave", "guess", f"6.6.6.{i}", T0, SLOW)
     with pytest.raises(RateLimitedError):
         await login(redis_client, "dave", "dave-password", "10.0.0.9", T0 + 1, SLOW)
-    player = await store.login(
+    player = await account_store.login(
         redis_client, "dave", "dave-password", "10.0.0.9", T0 + 1, SLOW, CHEAP, device="d1"
     )
     assert player == dave
     # A device's own failures slow down that device only.
     for _ in range(3):
         with pytest.raises(BadCredentialsError):
-            await store.login(redis_client, "dave", "guess", "h", T0 + 2, SLOW, CHEAP, device="d2")
+            await account_store.login(
+                redis_client, "dave", "guess", "h", T0 + 2, SLOW, CHEAP, device="d2"
+            )
     with pytest.raises(RateLimitedError):
-        await store.login(
+        await account_store.login(
             redis_client, "dave", "dave-password", "h", T0 + 3, SLOW, CHEAP, device="d2"
         )
-    assert await store.login(
+    assert await account_store.login(
         redis_client, "dave", "dave-password", "h", T0 + 3, SLOW, CHEAP, device="d1"
     )
 
@@ -246,7 +252,7 @@ async def test_concurrent_guesses_are_counted_before_any_is_checked(
     pool = WorkPool(workers=4, waiting=64)
     results = await asyncio.gather(
         *(
-            store.login(
+            account_store.login(
                 (redis_client, second_client)[i % 2],
                 "hugo",
                 f"guess-{i}",
@@ -283,7 +289,7 @@ async def test_a_login_refused_for_a_full_hash_pool_counts_against_no_limit(
 
 
 async def login_in(pool: WorkPool, redis: aioredis.Redis, name: str, password: str) -> Player:
-    return await store.login(redis, name, password, "10.0.0.1", T0, SLOW, CHEAP, pool=pool)
+    return await account_store.login(redis, name, password, "10.0.0.1", T0, SLOW, CHEAP, pool=pool)
 
 
 async def test_registration_counts_against_its_gates_only_when_the_name_may_be_registered(
@@ -292,12 +298,14 @@ async def test_registration_counts_against_its_gates_only_when_the_name_may_be_r
     gate = Window("register", "10.0.0.1", limit=2, seconds=60)
     for name in ("bot-evil", "x"):
         with pytest.raises(BadNameError):
-            await store.register(redis_client, name, "long enough", T0, CHEAP, gates=[gate])
-    await store.register(redis_client, "ivan", "long enough", T0, CHEAP, gates=[gate])
-    await store.register(redis_client, "jack", "long enough", T0, CHEAP, gates=[gate])
+            await account_store.register(redis_client, name, "long enough", T0, CHEAP, gates=[gate])
+    await account_store.register(redis_client, "ivan", "long enough", T0, CHEAP, gates=[gate])
+    await account_store.register(redis_client, "jack", "long enough", T0, CHEAP, gates=[gate])
     with pytest.raises(RateLimitedError):
-        await store.register(redis_client, "kate", "long enough", T0 + 1, CHEAP, gates=[gate])
-    assert await store.get_account(redis_client, "kate") is None
+        await account_store.register(
+            redis_client, "kate", "long enough", T0 + 1, CHEAP, gates=[gate]
+        )
+    assert await account_store.get_account(redis_client, "kate") is None
 
 
 async def test_find_player_knows_accounts_and_online_guests_only(
@@ -305,17 +313,17 @@ async def test_find_player_knows_accounts_and_online_guests_only(
 ) -> None:
     alice = await account(redis_client, "Alice")
     guest = new_guest(bytes(8))
-    assert await store.find_player(redis_client, "ALICE", T0) == alice
-    assert await store.find_player(redis_client, alice.id, T0) == alice
+    assert await account_store.find_player(redis_client, "ALICE", T0) == alice
+    assert await account_store.find_player(redis_client, alice.id, T0) == alice
     with pytest.raises(UnknownPlayerError):
-        await store.find_player(redis_client, guest.name, T0)
-    await store.connect(redis_client, "c1", guest, T0)
-    assert await store.find_player(redis_client, guest.name.lower(), T0) == guest
-    assert await store.find_player(redis_client, guest.id, T0) == guest
+        await account_store.find_player(redis_client, guest.name, T0)
+    await connection_store.connect(redis_client, "c1", guest, T0)
+    assert await account_store.find_player(redis_client, guest.name.lower(), T0) == guest
+    assert await account_store.find_player(redis_client, guest.id, T0) == guest
     with pytest.raises(UnknownPlayerError):
-        await store.find_player(redis_client, guest.name, T0 + 3600)
+        await account_store.find_player(redis_client, guest.name, T0 + 3600)
     with pytest.raises(UnknownPlayerError):
-        await store.find_player(redis_client, "u:0000", T0)
+        await account_store.find_player(redis_client, "u:0000", T0)
 
 
 # --- challenges -----------------------------------------------------------------------------
@@ -325,7 +333,7 @@ async def test_a_direct_challenge_is_listed_for_both_players_then_accepted(
     redis_client: aioredis.Redis, events: Events
 ) -> None:
     alice, bob = await account(redis_client, "alice"), await account(redis_client, "bob")
-    made = await store.create_challenge(
+    made = await challenge_store.create_challenge(
         redis_client, alice, "Bob", GAME, "", Colour.THEIRS, True, T0, LIMITS
     )
     assert made.target == bob and made.rated
@@ -333,18 +341,18 @@ async def test_a_direct_challenge_is_listed_for_both_players_then_accepted(
     assert created_event["t"] == "challenge"
     assert created_event["challenge"]["status"] == "open"
     assert created_event["challenge"]["id"] == made.id
-    assert await store.open_challenges(redis_client, T0) == []
-    assert (await store.player_challenges(redis_client, bob.id, T0)).incoming == [made]
-    assert (await store.player_challenges(redis_client, alice.id, T0)).outgoing == [made]
+    assert await challenge_store.open_challenges(redis_client, T0) == []
+    assert (await challenge_store.player_challenges(redis_client, bob.id, T0)).incoming == [made]
+    assert (await challenge_store.player_challenges(redis_client, alice.id, T0)).outgoing == [made]
 
-    accepted = await store.accept_challenge(redis_client, made.id, bob, T0 + 5)
+    accepted = await challenge_store.accept_challenge(redis_client, made.id, bob, T0 + 5)
     assert accepted.seats == (bob, alice)
-    assert await store.get_challenge(redis_client, made.id) == accepted
+    assert await challenge_store.get_challenge(redis_client, made.id) == accepted
     accepted_event = await events.next()
     assert accepted_event["challenge"]["status"] == "accepted"
     assert accepted_event["challenge"]["seats"][0]["id"] == bob.id
-    assert (await store.player_challenges(redis_client, bob.id, T0)).incoming == []
-    assert (await store.player_challenges(redis_client, alice.id, T0)).outgoing == []
+    assert (await challenge_store.player_challenges(redis_client, bob.id, T0)).incoming == []
+    assert (await challenge_store.player_challenges(redis_client, alice.id, T0)).outgoing == []
 
 
 async def test_a_guest_makes_an_open_challenge_and_anyone_accepts_it(
@@ -352,13 +360,13 @@ async def test_a_guest_makes_an_open_challenge_and_anyone_accepts_it(
 ) -> None:
     guest = new_guest(bytes(8))
     bob = await account(redis_client, "bob")
-    made = await store.create_challenge(
+    made = await challenge_store.create_challenge(
         redis_client, guest, None, GAME, "", Colour.RANDOM, False, T0, LIMITS
     )
-    assert await store.open_challenges(redis_client, T0 + 1) == [made]
-    accepted = await store.accept_challenge(redis_client, made.id, bob, T0 + 2, seed=1)
+    assert await challenge_store.open_challenges(redis_client, T0 + 1) == [made]
+    accepted = await challenge_store.accept_challenge(redis_client, made.id, bob, T0 + 2, seed=1)
     assert set(accepted.seats or ()) == {guest, bob}
-    assert await store.open_challenges(redis_client, T0 + 3) == []
+    assert await challenge_store.open_challenges(redis_client, T0 + 3) == []
 
 
 async def test_refusals_change_nothing_and_publish_nothing(
@@ -366,52 +374,52 @@ async def test_refusals_change_nothing_and_publish_nothing(
 ) -> None:
     alice, bob = await account(redis_client, "alice"), await account(redis_client, "bob")
     carol = await account(redis_client, "carol")
-    made = await store.create_challenge(
+    made = await challenge_store.create_challenge(
         redis_client, alice, "bob", GAME, "", Colour.MINE, False, T0, LIMITS
     )
     await events.next()
     before = await redis_client.get(f"lobby:challenge:{made.id}")
     with pytest.raises(OwnChallengeError):
-        await store.accept_challenge(redis_client, made.id, alice, T0 + 1)
+        await challenge_store.accept_challenge(redis_client, made.id, alice, T0 + 1)
     with pytest.raises(NotTargetError):
-        await store.accept_challenge(redis_client, made.id, carol, T0 + 1)
+        await challenge_store.accept_challenge(redis_client, made.id, carol, T0 + 1)
     with pytest.raises(NotTargetError):
-        await store.decline_challenge(redis_client, made.id, carol, T0 + 1)
+        await challenge_store.decline_challenge(redis_client, made.id, carol, T0 + 1)
     with pytest.raises(NotChallengerError):
-        await store.cancel_challenge(redis_client, made.id, bob, T0 + 1)
+        await challenge_store.cancel_challenge(redis_client, made.id, bob, T0 + 1)
     with pytest.raises(UnknownChallengeError):
-        await store.accept_challenge(redis_client, "nope", bob, T0 + 1)
+        await challenge_store.accept_challenge(redis_client, "nope", bob, T0 + 1)
     with pytest.raises(UnknownPlayerError):
-        await store.create_challenge(
+        await challenge_store.create_challenge(
             redis_client, alice, "nobody", GAME, "", Colour.MINE, False, T0, LIMITS
         )
     with pytest.raises(BadOptionsError):
-        await store.create_challenge(
+        await challenge_store.create_challenge(
             redis_client, alice, None, GAME, "-nonsense", Colour.MINE, False, T0, LIMITS
         )
     assert await redis_client.get(f"lobby:challenge:{made.id}") == before
     assert await events.none_pending()
-    assert len((await store.player_challenges(redis_client, alice.id, T0)).outgoing) == 1
+    assert len((await challenge_store.player_challenges(redis_client, alice.id, T0)).outgoing) == 1
 
 
 async def test_decline_and_cancel_close_a_challenge_for_good(
     redis_client: aioredis.Redis,
 ) -> None:
     alice, bob = await account(redis_client, "alice"), await account(redis_client, "bob")
-    first = await store.create_challenge(
+    first = await challenge_store.create_challenge(
         redis_client, alice, "bob", GAME, "", Colour.MINE, False, T0, LIMITS
     )
-    second = await store.create_challenge(
+    second = await challenge_store.create_challenge(
         redis_client, alice, None, GAME, "", Colour.MINE, False, T0, LIMITS
     )
-    declined = await store.decline_challenge(redis_client, first.id, bob, T0 + 1)
-    cancelled = await store.cancel_challenge(redis_client, second.id, alice, T0 + 1)
+    declined = await challenge_store.decline_challenge(redis_client, first.id, bob, T0 + 1)
+    cancelled = await challenge_store.cancel_challenge(redis_client, second.id, alice, T0 + 1)
     assert (declined.status, cancelled.status) == (Status.DECLINED, Status.CANCELLED)
-    assert await store.open_challenges(redis_client, T0 + 2) == []
-    mine = await store.player_challenges(redis_client, alice.id, T0 + 2)
+    assert await challenge_store.open_challenges(redis_client, T0 + 2) == []
+    mine = await challenge_store.player_challenges(redis_client, alice.id, T0 + 2)
     assert mine.outgoing == [] and mine.incoming == []
     ttl = await redis_client.ttl(f"lobby:challenge:{first.id}")
-    assert 0 < ttl <= store.CLOSED_CHALLENGE_TTL
+    assert 0 < ttl <= challenge_store.CLOSED_CHALLENGE_TTL
 
 
 async def test_two_simultaneous_accepts_on_two_clients_give_one_acceptance(
@@ -420,12 +428,12 @@ async def test_two_simultaneous_accepts_on_two_clients_give_one_acceptance(
     alice = await account(redis_client, "alice")
     takers = [await account(redis_client, f"taker{i}") for i in range(6)]
     for round_number in range(5):
-        made = await store.create_challenge(
+        made = await challenge_store.create_challenge(
             redis_client, alice, None, GAME, "", Colour.RANDOM, False, T0, LIMITS
         )
         results = await asyncio.gather(
             *(
-                store.accept_challenge(
+                challenge_store.accept_challenge(
                     redis_client if i % 2 else second_client, made.id, taker, T0 + 1
                 )
                 for i, taker in enumerate(takers)
@@ -436,7 +444,7 @@ async def test_two_simultaneous_accepts_on_two_clients_give_one_acceptance(
         refused = [r for r in results if isinstance(r, AlreadyAcceptedError)]
         assert len(accepted) == 1, results
         assert len(refused) == len(takers) - 1, results
-        stored = await store.get_challenge(redis_client, made.id)
+        stored = await challenge_store.get_challenge(redis_client, made.id)
         assert stored == accepted[0]
         statuses = [(await events.next())["challenge"]["status"] for _ in range(2)]
         assert statuses == ["open", "accepted"], round_number
@@ -449,7 +457,7 @@ async def test_the_open_challenge_limit_holds_across_processes(
     alice = await account(redis_client, "alice")
     results = await asyncio.gather(
         *(
-            store.create_challenge(
+            challenge_store.create_challenge(
                 redis_client if i % 2 else second_client,
                 alice,
                 None,
@@ -467,23 +475,23 @@ async def test_the_open_challenge_limit_holds_across_processes(
     made = [r for r in results if not isinstance(r, BaseException)]
     refused = [r for r in results if isinstance(r, LimitReachedError)]
     assert (len(made), len(refused)) == (LIMITS.max_open, 8 - LIMITS.max_open)
-    assert len(await store.open_challenges(redis_client, T0)) == LIMITS.max_open
+    assert len(await challenge_store.open_challenges(redis_client, T0)) == LIMITS.max_open
 
 
 async def test_an_overdue_challenge_expires_when_touched(
     redis_client: aioredis.Redis, events: Events
 ) -> None:
     alice, bob = await account(redis_client, "alice"), await account(redis_client, "bob")
-    made = await store.create_challenge(
+    made = await challenge_store.create_challenge(
         redis_client, alice, "bob", GAME, "", Colour.MINE, False, T0, LIMITS
     )
     await events.next()
     with pytest.raises(ChallengeExpiredError):
-        await store.accept_challenge(redis_client, made.id, bob, made.expires)
-    assert (await store.get_challenge(redis_client, made.id)).status is Status.EXPIRED
+        await challenge_store.accept_challenge(redis_client, made.id, bob, made.expires)
+    assert (await challenge_store.get_challenge(redis_client, made.id)).status is Status.EXPIRED
     assert (await events.next())["challenge"]["status"] == "expired"
     with pytest.raises(ChallengeExpiredError):
-        await store.accept_challenge(redis_client, made.id, bob, made.expires + 1)
+        await challenge_store.accept_challenge(redis_client, made.id, bob, made.expires + 1)
     assert await events.none_pending()
 
 
@@ -492,19 +500,19 @@ async def test_expired_challenges_free_the_limit_and_leave_the_lists(
 ) -> None:
     alice = await account(redis_client, "alice")
     for _ in range(LIMITS.max_open):
-        await store.create_challenge(
+        await challenge_store.create_challenge(
             redis_client, alice, None, GAME, "", Colour.MINE, False, T0, LIMITS
         )
     with pytest.raises(LimitReachedError):
-        await store.create_challenge(
+        await challenge_store.create_challenge(
             redis_client, alice, None, GAME, "", Colour.MINE, False, T0 + 1, LIMITS
         )
     later = T0 + LIMITS.lifetime
-    assert len(await store.open_challenges(redis_client, later - 1)) == LIMITS.max_open
-    fresh = await store.create_challenge(
+    assert len(await challenge_store.open_challenges(redis_client, later - 1)) == LIMITS.max_open
+    fresh = await challenge_store.create_challenge(
         redis_client, alice, None, GAME, "", Colour.MINE, False, later, LIMITS
     )
-    assert await store.open_challenges(redis_client, later) == [fresh]
+    assert await challenge_store.open_challenges(redis_client, later) == [fresh]
     kinds = [(await events.next())["challenge"]["status"] for _ in range(LIMITS.max_open * 2 + 1)]
     assert kinds.count("expired") == LIMITS.max_open
 
@@ -513,19 +521,20 @@ async def test_sweep_expires_every_overdue_challenge_once(
     redis_client: aioredis.Redis, second_client: aioredis.Redis
 ) -> None:
     alice = await account(redis_client, "alice")
-    early = await store.create_challenge(
+    early = await challenge_store.create_challenge(
         redis_client, alice, None, GAME, "", Colour.MINE, False, T0, LIMITS
     )
-    late = await store.create_challenge(
+    late = await challenge_store.create_challenge(
         redis_client, alice, None, GAME, "", Colour.MINE, False, T0 + 100, LIMITS
     )
     now = T0 + LIMITS.lifetime + 50
     first, second = await asyncio.gather(
-        store.sweep_challenges(redis_client, now), store.sweep_challenges(second_client, now)
+        challenge_store.sweep_challenges(redis_client, now),
+        challenge_store.sweep_challenges(second_client, now),
     )
     assert sorted(c.id for c in first + second) == [early.id]
-    assert await store.open_challenges(redis_client, now) == [late]
-    assert await store.sweep_challenges(redis_client, now) == []
+    assert await challenge_store.open_challenges(redis_client, now) == [late]
+    assert await challenge_store.sweep_challenges(redis_client, now) == []
 
 
 # --- presence -------------------------------------------------------------------------------
@@ -535,61 +544,61 @@ async def test_presence_counts_tabs_and_places_and_announces_changes(
     redis_client: aioredis.Redis, events: Events
 ) -> None:
     guest = new_guest(bytes(8))
-    first = await store.connect(redis_client, "tab1", guest, T0)
+    first = await connection_store.connect(redis_client, "tab1", guest, T0)
     assert (first.connections, first.places) == (1, ("lobby",))
     assert (await events.next())["presence"]["connections"] == 1
-    await store.connect(redis_client, "tab2", guest, T0 + 1)
-    moved = await store.move_connection(redis_client, "tab2", "room7", T0 + 2)
+    await connection_store.connect(redis_client, "tab2", guest, T0 + 1)
+    moved = await connection_store.move_connection(redis_client, "tab2", "room7", T0 + 2)
     assert moved is not None and moved.places == ("lobby", "room7")
-    assert await store.room_spectators(redis_client, "room7", T0 + 2) == 1
-    assert await store.room_spectators(redis_client, "room7", T0 + 2, [guest.id]) == 0
+    assert await connection_store.room_spectators(redis_client, "room7", T0 + 2) == 1
+    assert await connection_store.room_spectators(redis_client, "room7", T0 + 2, [guest.id]) == 0
     await events.next()
     assert (await events.next())["presence"]["places"] == ["lobby", "room7"]
-    remaining = await store.disconnect(redis_client, "tab1", T0 + 3)
+    remaining = await connection_store.disconnect(redis_client, "tab1", T0 + 3)
     assert remaining is not None and remaining.places == ("room7",)
     await events.next()
-    assert await store.disconnect(redis_client, "tab2", T0 + 3) is None
+    assert await connection_store.disconnect(redis_client, "tab2", T0 + 3) is None
     gone = await events.next()
     assert gone == {"t": "presence", "player": guest.id, "presence": None}
-    assert await store.online(redis_client, T0 + 3) == []
+    assert await connection_store.online(redis_client, T0 + 3) == []
 
 
 async def test_a_crashed_process_leaves_no_ghosts(redis_client: aioredis.Redis) -> None:
     alice, bob = new_guest(bytes(8)), new_guest(bytes([1] * 8))
-    await store.connect(redis_client, "a1", alice, T0, ttl=60)
-    await store.connect(redis_client, "b1", bob, T0, ttl=60)
+    await connection_store.connect(redis_client, "a1", alice, T0, ttl=60)
+    await connection_store.connect(redis_client, "b1", bob, T0, ttl=60)
     for beat in range(1, 4):
-        assert await store.heartbeat(redis_client, "a1", T0 + 40 * beat, ttl=60)
+        assert await connection_store.heartbeat(redis_client, "a1", T0 + 40 * beat, ttl=60)
     now = T0 + 130
-    assert [p.player for p in await store.online(redis_client, now)] == [alice]
-    assert await store.player_presence(redis_client, bob.id, now) is None
-    assert not await store.heartbeat(redis_client, "b1", now)
-    assert await store.move_connection(redis_client, "b1", "room1", now) is None
-    gone = await store.sweep_presence(redis_client, now)
+    assert [p.player for p in await connection_store.online(redis_client, now)] == [alice]
+    assert await connection_store.player_presence(redis_client, bob.id, now) is None
+    assert not await connection_store.heartbeat(redis_client, "b1", now)
+    assert await connection_store.move_connection(redis_client, "b1", "room1", now) is None
+    gone = await connection_store.sweep_presence(redis_client, now)
     assert [c.id for c in gone] == ["b1"]
     assert await redis_client.hkeys("lobby:connections") == [b"a1"]
-    assert await store.sweep_presence(redis_client, now) == []
+    assert await connection_store.sweep_presence(redis_client, now) == []
 
 
 async def test_a_heartbeat_after_a_disconnect_does_not_revive_the_connection(
     redis_client: aioredis.Redis,
 ) -> None:
     guest = new_guest(bytes(8))
-    await store.connect(redis_client, "tab1", guest, T0)
-    await store.disconnect(redis_client, "tab1", T0 + 1)
-    assert not await store.heartbeat(redis_client, "tab1", T0 + 2)
-    assert await store.move_connection(redis_client, "tab1", "room1", T0 + 2) is None
+    await connection_store.connect(redis_client, "tab1", guest, T0)
+    await connection_store.disconnect(redis_client, "tab1", T0 + 1)
+    assert not await connection_store.heartbeat(redis_client, "tab1", T0 + 2)
+    assert await connection_store.move_connection(redis_client, "tab1", "room1", T0 + 2) is None
     assert await redis_client.hlen("lobby:connections") == 0
     assert await redis_client.zcard("lobby:connection-deadlines") == 0
 
 
 async def test_a_challenge_id_is_never_reused(redis_client: aioredis.Redis) -> None:
     alice = await account(redis_client, "alice")
-    await store.create_challenge(
+    await challenge_store.create_challenge(
         redis_client, alice, None, GAME, "", Colour.MINE, False, T0, LIMITS, id="same"
     )
     with pytest.raises(ValueError, match="exists"):
-        await store.create_challenge(
+        await challenge_store.create_challenge(
             redis_client, alice, None, GAME, "", Colour.MINE, False, T0, LIMITS, id="same"
         )
 
@@ -599,11 +608,13 @@ async def test_a_challenge_id_is_never_reused(redis_client: aioredis.Redis) -> N
 
 async def started_game(redis: aioredis.Redis) -> tuple[LiveGame, Player, Player]:
     alice, bob = await account(redis, "alice"), await account(redis, "bob")
-    made = await store.create_challenge(redis, alice, "bob", GAME, "", Colour.MINE, False, T0)
-    accepted = await store.accept_challenge(redis, made.id, bob, T0 + 1)
+    made = await challenge_store.create_challenge(
+        redis, alice, "bob", GAME, "", Colour.MINE, False, T0
+    )
+    accepted = await challenge_store.accept_challenge(redis, made.id, bob, T0 + 1)
     assert accepted.seats is not None
     live = LiveGame(made.id, GAME, "", accepted.seats, False, T0 + 2, waiting_for=alice.id)
-    assert await store.store_live_games(redis, [live]) == [live]
+    assert await game_store.store_live_games(redis, [live]) == [live]
     return live, alice, bob
 
 
@@ -612,10 +623,10 @@ async def test_a_started_game_is_listed_for_spectators_and_players(
 ) -> None:
     live, alice, bob = await started_game(redis_client)
     assert live.players == (alice, bob) and live.move_number == 0
-    assert await store.store_live_games(redis_client, [live]) == [live]  # the same line again
-    assert await store.live_games(redis_client, 10) == [live]
-    assert await store.live_count(redis_client) == 1
-    assert await store.current_games(redis_client, bob.id) == [live]
+    assert await game_store.store_live_games(redis_client, [live]) == [live]  # the same line again
+    assert await game_store.live_games(redis_client, 10) == [live]
+    assert await game_store.live_count(redis_client) == 1
+    assert await game_store.current_games(redis_client, bob.id) == [live]
     kinds = [(await events.next())["t"] for _ in range(4)]
     assert kinds == ["challenge", "challenge", "live", "live"]
     assert await events.none_pending()
@@ -630,13 +641,13 @@ async def test_live_lines_written_together_go_out_in_one_publication_newest_wins
     before = events.publications
     other = replace(live, room_id="other", started=T0 + 5)
     moved = replace(live, move_number=2, spectators=4, players=(bob, alice), version=3)
-    assert await store.store_live_games(redis_client, [moved, other]) == [moved, other]
+    assert await game_store.store_live_games(redis_client, [moved, other]) == [moved, other]
     assert [(await events.next())["game"]["room_id"] for _ in range(2)] == [live.room_id, "other"]
     assert events.publications == before + 1
     # A line of an older version, written late by a slow process, changes nothing.
-    assert await store.store_live_games(redis_client, [replace(live, version=2)]) == []
-    assert await store.live_games(redis_client, 10) == [moved, other]
-    assert await store.live_games(redis_client, 1) == [other]  # the newest first
+    assert await game_store.store_live_games(redis_client, [replace(live, version=2)]) == []
+    assert await game_store.live_games(redis_client, 10) == [moved, other]
+    assert await game_store.live_games(redis_client, 1) == [other]  # the newest first
 
 
 async def test_finishing_moves_a_game_to_both_histories_once(
@@ -657,21 +668,21 @@ async def test_finishing_moves_a_game_to_both_histories_once(
         winner=Seat.FIRST,
         reason="resigned",
     )
-    assert await store.finish_game(redis_client, done)
-    assert not await store.finish_game(redis_client, done)
+    assert await game_store.finish_game(redis_client, done)
+    assert not await game_store.finish_game(redis_client, done)
     event = await events.next()
     assert event["t"] == "finished" and "record" not in event["game"]
     assert await events.none_pending()
-    assert await store.live_games(redis_client, 10) == []
-    assert await store.current_games(redis_client, alice.id) == []
-    assert await store.finished_games(redis_client, alice.id) == [done]
-    assert await store.finished_games(redis_client, bob.id) == [done]
-    assert await store.finished_game(redis_client, live.room_id) == done
+    assert await game_store.live_games(redis_client, 10) == []
+    assert await game_store.current_games(redis_client, alice.id) == []
+    assert await game_store.finished_games(redis_client, alice.id) == [done]
+    assert await game_store.finished_games(redis_client, bob.id) == [done]
+    assert await game_store.finished_game(redis_client, live.room_id) == done
     with pytest.raises(UnknownRoomError):
-        await store.finished_game(redis_client, "nowhere")
+        await game_store.finished_game(redis_client, "nowhere")
     # A late live line from a slow process does not bring it back to the live list.
-    assert await store.store_live_games(redis_client, [live]) == []
-    assert await store.live_count(redis_client) == 0
+    assert await game_store.store_live_games(redis_client, [live]) == []
+    assert await game_store.live_count(redis_client) == 0
 
 
 async def test_history_is_newest_first_and_pages(redis_client: aioredis.Redis) -> None:
@@ -689,10 +700,10 @@ async def test_history_is_newest_first_and_pages(redis_client: aioredis.Redis) -
             winner=None,
             reason="aborted",
         )
-        await store.finish_game(redis_client, done)
-    page = await store.finished_games(redis_client, alice.id, start=1, count=2)
+        await game_store.finish_game(redis_client, done)
+    page = await game_store.finished_games(redis_client, alice.id, start=1, count=2)
     assert [g.room_id for g in page] == ["room3", "room2"]
-    assert await store.finished_games(redis_client, "u:nobody") == []
+    assert await game_store.finished_games(redis_client, "u:nobody") == []
 
 
 async def test_a_rematch_is_stored_once_when_both_players_ask(
@@ -712,20 +723,22 @@ async def test_a_rematch_is_stored_once_when_both_players_ask(
         winner=Seat.SECOND,
         reason="resigned",
     )
-    await store.finish_game(redis_client, done)
+    await game_store.finish_game(redis_client, done)
     first, second = await asyncio.gather(
-        store.rematch_challenge(redis_client, live.room_id, alice, T0 + 60),
-        store.rematch_challenge(second_client, live.room_id, bob, T0 + 60),
+        challenge_store.rematch_challenge(redis_client, live.room_id, alice, T0 + 60),
+        challenge_store.rematch_challenge(second_client, live.room_id, bob, T0 + 60),
     )
     assert first == second
     assert first.seats == (bob, alice) and first.status is Status.ACCEPTED
     assert first.id == rematch_id(live.room_id)
-    assert await store.get_challenge(redis_client, first.id) == first
+    assert await challenge_store.get_challenge(redis_client, first.id) == first
     carol = await account(redis_client, "carol")
     with pytest.raises(NotAPlayerError):
-        await store.rematch_challenge(redis_client, live.room_id, carol, T0 + 61, id="other")
+        await challenge_store.rematch_challenge(
+            redis_client, live.room_id, carol, T0 + 61, id="other"
+        )
     with pytest.raises(UnknownRoomError):
-        await store.rematch_challenge(redis_client, "nowhere", alice, T0 + 61)
+        await challenge_store.rematch_challenge(redis_client, "nowhere", alice, T0 + 61)
 
 
 def finished_at(
@@ -759,10 +772,10 @@ async def test_searching_finished_games_filters_and_pages_newest_first(
         ("a5", T0 + 5, (carol, alice), GAME),
         ("bc", T0 + 4, (bob, carol), GAME),
     ]:
-        assert await store.finish_game(redis_client, finished_at(room, when, players, game))
+        assert await game_store.finish_game(redis_client, finished_at(room, when, players, game))
 
     async def rooms(**asked: Any) -> tuple[list[str], Cursor | None]:
-        games, cursor = await store.search_finished(redis_client, Query(**asked), T0)
+        games, cursor = await game_store.search_finished(redis_client, Query(**asked), T0)
         return [g.room_id for g in games], cursor
 
     assert (await rooms())[0] == ["a5", "bc", "a4", "a3", "a2", "a1"]
@@ -788,7 +801,7 @@ async def test_finished_games_kept_before_the_archive_are_found(
     # As the store kept a finished game before it indexed them.
     await redis_client.set(f"lobby:finished:{old.room_id}", json.dumps(old.to_data()))
     await redis_client.lpush(f"lobby:history:{alice.id}", old.room_id)
-    await store.finish_game(redis_client, finished_at("new", T0 + 9, (bob, alice), GAME))
-    games, _ = await store.search_finished(redis_client, Query(player=alice.id), T0 + 10)
+    await game_store.finish_game(redis_client, finished_at("new", T0 + 9, (bob, alice), GAME))
+    games, _ = await game_store.search_finished(redis_client, Query(player=alice.id), T0 + 10)
     assert games == [finished_at("new", T0 + 9, (bob, alice), GAME), old]
-    assert await store.index_finished_games(redis_client) == 0  # once is enough
+    assert await game_store.index_finished_games(redis_client) == 0  # once is enough

@@ -18,10 +18,12 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import OutOfMemoryError
 
 from lobby import rating_store
-from lobby import store as lobby_store
 from lobby.challenges import ChallengeLimits, Status
 from lobby.games import LiveGame
 from lobby.identity import Player
+from lobby.store import challenges as challenge_store
+from lobby.store import common as store_common
+from lobby.store import games as game_store
 from protocol.errors import LimitReachedError
 from server import adjudicator, outbox
 from server.fanout import Fanout
@@ -98,7 +100,7 @@ async def test_a_game_accepted_and_ended_while_the_lobby_fails_is_listed_then_ar
 
     version = await rooms.command(room_id, Move(ANN.id, 0, "a1"))
     await rooms.command(room_id, Resign(BOB.id, version))
-    finish_game = lobby_store.finish_game
+    finish_game = game_store.finish_game
     calls = 0
 
     async def dies_once(*args: Any) -> bool:
@@ -108,15 +110,15 @@ async def test_a_game_accepted_and_ended_while_the_lobby_fails_is_listed_then_ar
             raise ConnectionError("the drainer's process died here")
         return await finish_game(*args)
 
-    monkeypatch.setattr(lobby_store, "finish_game", dies_once)
+    monkeypatch.setattr(game_store, "finish_game", dies_once)
     assert await lobby.drain() == 0  # rated, then died before the histories
     assert len(await rating_store.history(redis_client, "tictactoe", ANN.id)) == 1
-    assert await lobby_store.finished_games(redis_client, ANN.id) == []
+    assert await game_store.finished_games(redis_client, ANN.id) == []
     assert await outbox.pending(redis_client) == 1
     assert await lobby.drain() == 1
     assert await lobby.drain() == 0  # nothing left, nothing done twice
     for player in (ANN, BOB):
-        (game,) = await lobby_store.finished_games(redis_client, player.id)
+        (game,) = await game_store.finished_games(redis_client, player.id)
         assert (game.room_id, game.reason, game.winner_player) == (room_id, "resignation", ANN)
         assert len(await rating_store.history(redis_client, "tictactoe", player.id)) == 1
     assert (await rating_store.get_rating(redis_client, "tictactoe", ANN.id)).rating > 1500
@@ -134,7 +136,7 @@ async def test_every_room_changed_before_a_pass_goes_out_in_one_publication(
     for room_id in room_ids:
         await rooms.command(room_id, Move(ANN.id, 0, "a1"))
     pubsub = redis_client.pubsub()
-    await pubsub.subscribe(lobby_store.CHANNEL)
+    await pubsub.subscribe(store_common.CHANNEL)
     assert (await pubsub.get_message(timeout=2.0) or {}).get("type") == "subscribe"
     assert await lobby.drain() == 3
     message = await pubsub.get_message(ignore_subscribe_messages=True, timeout=2.0)
@@ -172,7 +174,7 @@ async def test_an_older_live_line_never_replaces_a_newer_one(
     await rooms.command(room_id, Move(ANN.id, 0, "a1"))
     assert await lobby.drain() == 1
     late = msgpack.unpackb(old)["live"]
-    assert await lobby_store.store_live_games(redis_client, [LiveGame.from_data(late)]) == []
+    assert await game_store.store_live_games(redis_client, [LiveGame.from_data(late)]) == []
     (live,) = (await lobby.snapshot(BOB))["live"]
     assert live["move_number"] == 1
 
@@ -261,7 +263,7 @@ async def test_an_unstarted_game_is_aborted_at_its_idle_limit_and_leaves_the_lob
     assert loaded.room.outcome.reason == ABORTED
     assert await clock_store.idle_deadline_of(redis_client, room_id) is None
     assert await lobby.drain() == 1
-    (game,) = await lobby_store.finished_games(redis_client, BOB.id)
+    (game,) = await game_store.finished_games(redis_client, BOB.id)
     assert game.reason == ABORTED and game.winner is None
     assert (await lobby.snapshot(ANN))["live_count"] == 0
     assert await rating_store.history(redis_client, "tictactoe", ANN.id) == []
@@ -317,7 +319,7 @@ async def test_a_pair_of_players_starts_no_more_games_an_hour_than_the_limit(
     with pytest.raises(LimitReachedError, match="started 3 games"):
         await lobby.accept(BOB, made.id)
     assert await store.load_room(redis_client, made.id) is None
-    assert (await lobby_store.get_challenge(redis_client, made.id)).status is Status.OPEN
+    assert (await challenge_store.get_challenge(redis_client, made.id)).status is Status.OPEN
     now.now += 3600  # an hour later the oldest starts are out of the window
     _, room_id = await lobby.accept(BOB, made.id)
     assert room_id == made.id

@@ -1,0 +1,109 @@
+"""What the lobby's stores share: the event channel, JSON text, optimistic transactions, the
+Lua scripts' loader and the keys that two stores write.
+
+Keys:
+
+=====================================  ======  ===============================================
+``lobby:playing:{player_id}``          set     room ids of a player's live games (written by
+                                               the games store, counted by creations)
+``lobby:history:{player_id}``          list    room ids of a player's finished games, newest
+                                               first (written by the games store; an account
+                                               with one cannot become a bot)
+``lobby:finished:{room_id}``           string  FinishedGame JSON (with the record)
+=====================================  ======  ===============================================
+
+Events are JSON objects published on the ``lobby`` channel after each commit, with ``t``:
+``challenge`` (``challenge``: its data; ``status`` says what happened), ``presence``
+(``player``: id, ``presence``: data or None once offline), ``live`` (``game``: LiveGame data,
+new or changed), ``finished`` (``game``: FinishedGame data without its record).  The live
+lines written together go out as one publication: a JSON array of their events.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable, Iterable
+from importlib.resources import files
+from typing import Any, TypeVar
+
+import redis.asyncio as aioredis
+from redis.exceptions import WatchError
+
+from lobby.identity import PlayerId
+
+CHANNEL = "lobby"
+"""The pub/sub channel of lobby events (live lists of challenges, presence and games)."""
+
+MAX_RETRIES = 50
+"""Optimistic transactions retried this often under contention before giving up."""
+
+Redis = aioredis.Redis
+T = TypeVar("T")
+
+
+def lua(name: str) -> str:
+    """The text of the script ``lua/<name>.lua`` (installed as package data); raises
+    FileNotFoundError."""
+    return (files("lobby.store") / "lua" / f"{name}.lua").read_text(encoding="utf-8")
+
+
+def decode_events(raw: bytes | str) -> list[dict[str, Any]]:
+    """The lobby events of one publication on :data:`CHANNEL` (one, or an array of them)."""
+    data = load(raw)
+    events = data if isinstance(data, list) else [data]
+    if not all(isinstance(event, dict) and "t" in event for event in events):
+        raise ValueError("not a lobby event")
+    return events
+
+
+async def publish(redis: Redis, event: dict[str, Any]) -> None:
+    """Announce one event on :data:`CHANNEL`."""
+    await redis.publish(CHANNEL, dump(event))
+
+
+async def publish_all(redis: Redis, events: list[dict[str, Any]]) -> None:
+    """Announce several events as one publication (a JSON array)."""
+    await redis.publish(CHANNEL, dump(events))
+
+
+async def optimistic(redis: Redis, attempt: Callable[[Any], Awaitable[T]]) -> T:
+    """Run ``attempt`` (WATCH, read, decide, MULTI, write) until no watched key changed."""
+    async with redis.pipeline(transaction=True) as pipe:
+        for _ in range(MAX_RETRIES):
+            try:
+                return await attempt(pipe)
+            except WatchError:
+                await pipe.reset()  # type: ignore[no-untyped-call]
+    raise RuntimeError(f"lobby transaction still contended after {MAX_RETRIES} tries")
+
+
+def text(value: object) -> str:
+    """A Redis reply as text."""
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+def texts(values: Iterable[object]) -> list[str]:
+    """Redis replies as text."""
+    return [text(value) for value in values]
+
+
+def dump(data: object) -> str:
+    """Plain data as compact JSON with sorted keys (the same value, the same text)."""
+    return json.dumps(data, separators=(",", ":"), sort_keys=True)
+
+
+def load(raw: bytes | str) -> Any:
+    """Stored JSON back to plain data."""
+    return json.loads(raw)
+
+
+def playing_key(player_id: PlayerId) -> str:
+    return f"lobby:playing:{player_id}"
+
+
+def history_key(player_id: PlayerId) -> str:
+    return f"lobby:history:{player_id}"
+
+
+def finished_key(room_id: str) -> str:
+    return f"lobby:finished:{room_id}"

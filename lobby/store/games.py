@@ -1,0 +1,244 @@
+"""Live and finished games in Redis: the live lines, each player's games in progress and
+history, the finished games with their records, and the archive searched by game, player and
+time.
+
+Keys:
+
+=====================================  ======  ===============================================
+``lobby:live:{room_id}``               string  LiveGame JSON
+``lobby:live-games``                   zset    room ids of live games, scored by start time
+``lobby:playing:{player_id}``          set     room ids of a player's live games
+``lobby:finished:{room_id}``           string  FinishedGame JSON (with the record)
+``lobby:history:{player_id}``          list    room ids of a player's finished games, newest first
+``lobby:archive``                      zset    room ids of every finished game, scored by end time
+``lobby:archive:game:{game}``          zset    the same, of one game
+``lobby:archive:player:{player_id}``   zset    the same, of one player's games
+``lobby:archive:game:{g}:player:{id}`` zset    the same, of one player's games of one game
+``lobby:archive:indexed``              string  set once the archive holds every finished game
+=====================================  ======  ===============================================
+
+Live lines are announced as ``live`` events, finished games as ``finished`` ones (see
+:mod:`lobby.store.common`); the values are :mod:`lobby.games`', the search's query and cursor
+:mod:`lobby.archive`'s.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+from typing import Any, cast
+
+from lobby.archive import Cursor, Query
+from lobby.games import FinishedGame, LiveGame
+from lobby.identity import PlayerId
+from lobby.store.accounts import find_player
+from lobby.store.common import (
+    Redis,
+    dump,
+    finished_key,
+    history_key,
+    load,
+    lua,
+    optimistic,
+    playing_key,
+    publish,
+    publish_all,
+    text,
+    texts,
+)
+from protocol.errors import UnknownRoomError
+
+_LIVE_GAMES_KEY = "lobby:live-games"
+_ARCHIVE_INDEXED_KEY = "lobby:archive:indexed"
+_STORE_LIVE = lua("store_live")
+
+
+async def store_live_games(redis: Redis, lines: Sequence[LiveGame]) -> list[LiveGame]:
+    """Write live lines (new or changed games), in one round trip, and announce those written
+    in one publication; returns them.  A line is not written over a newer one of its room, nor
+    once its game is finished, so writing the same line twice, or an old one late, is safe."""
+    if not lines:
+        return []
+    script = redis.register_script(_STORE_LIVE)
+    async with redis.pipeline(transaction=False) as pipe:
+        for live in lines:
+            first, second = live.players
+            await script(
+                keys=[
+                    _live_key(live.room_id),
+                    finished_key(live.room_id),
+                    _LIVE_GAMES_KEY,
+                    playing_key(first.id),
+                    playing_key(second.id),
+                ],
+                args=[dump(live.to_data()), live.version, live.room_id, repr(live.started)],
+                client=pipe,
+            )
+        written = await pipe.execute()
+    stored = [live for live, done in zip(lines, written, strict=True) if done]
+    if stored:
+        await publish_all(redis, [{"t": "live", "game": live.to_data()} for live in stored])
+    return stored
+
+
+async def live_games(redis: Redis, limit: int) -> list[LiveGame]:
+    """The ``limit`` games in progress that started last, oldest first."""
+    rooms = texts(await redis.zrange(_LIVE_GAMES_KEY, 0, limit - 1, desc=True))
+    return await _live_games(redis, rooms)
+
+
+async def live_count(redis: Redis) -> int:
+    """How many games are in progress."""
+    return int(await redis.zcard(_LIVE_GAMES_KEY))
+
+
+async def current_games(redis: Redis, player_id: PlayerId) -> list[LiveGame]:
+    """A player's games in progress, oldest first."""
+    rooms = texts(await redis.smembers(playing_key(player_id)))
+    return await _live_games(redis, rooms)
+
+
+async def finish_game(redis: Redis, finished: FinishedGame) -> bool:
+    """Move a game from the live list to both players' histories, once (False if it was
+    finished already)."""
+    room_id = finished.room_id
+    live_key, done_key = _live_key(room_id), finished_key(room_id)
+
+    async def attempt(pipe: Any) -> bool:
+        await pipe.watch(done_key)
+        if await pipe.exists(done_key):
+            await pipe.unwatch()
+            return False
+        pipe.multi()
+        pipe.set(done_key, dump(finished.to_data()))
+        pipe.delete(live_key)
+        pipe.zrem(_LIVE_GAMES_KEY, room_id)
+        for player in finished.players:
+            pipe.srem(playing_key(player.id), room_id)
+            pipe.lpush(history_key(player.id), room_id)
+        _index_finished(pipe, finished)
+        await pipe.execute()
+        return True
+
+    done = await optimistic(redis, attempt)
+    if done:
+        summary = finished.to_data()
+        del summary["record"]
+        await publish(redis, {"t": "finished", "game": summary})
+    return done
+
+
+async def finished_game(redis: Redis, room_id: str) -> FinishedGame:
+    """A finished game with its record; raises UnknownRoomError."""
+    raw = await redis.get(finished_key(room_id))
+    if raw is None:
+        raise UnknownRoomError(f"no finished game in room {room_id!r}")
+    return FinishedGame.from_data(load(raw))
+
+
+async def finished_games(
+    redis: Redis, player_id: PlayerId, start: int = 0, count: int = 20
+) -> list[FinishedGame]:
+    """A player's finished games, newest first, ``count`` of them from ``start``."""
+    rooms = await redis.lrange(history_key(player_id), start, start + count - 1)
+    if not rooms:
+        return []
+    raws = await redis.mget([finished_key(room) for room in texts(rooms)])
+    return [FinishedGame.from_data(load(raw)) for raw in raws if raw is not None]
+
+
+async def search_finished(
+    redis: Redis, query: Query, now: float
+) -> tuple[list[FinishedGame], Cursor | None]:
+    """A page of finished games matching ``query``, newest first, and the cursor of the next
+    page (None on the last).  A player named rather than given by id must be registered or
+    online: raises UnknownPlayerError otherwise."""
+    await index_finished_games(redis)
+    player_id = None
+    if query.player is not None:
+        player_id = query.player
+        if not player_id.startswith(("u:", "g:")):
+            player_id = (await find_player(redis, query.player, now)).id
+    key = _archive_key(query.game, player_id)
+    before, until = query.before, query.until
+    high: float | str = "+inf" if until is None else f"({until!r}"
+    skip = 0
+    if before is not None and (until is None or before.finished < until):
+        high = before.finished
+        skip = int(await redis.zcount(key, before.finished, before.finished))
+    low: float | str = "-inf" if query.since is None else query.since
+    scored = await redis.zrevrangebyscore(
+        key, high, low, start=0, num=query.limit + 1 + skip, withscores=True
+    )
+    found = [(text(room), float(when)) for room, when in cast(list[tuple[bytes, float]], scored)]
+    if before is not None:
+        found = [(room, when) for room, when in found if before.comes_after(when, room)]
+    page = found[: query.limit]
+    if not page:
+        return [], None
+    raws = await redis.mget([finished_key(room) for room, _ in page])
+    games = [FinishedGame.from_data(load(r)) for r in raws if r is not None]
+    last_room, last_when = page[-1]
+    more = len(found) > query.limit
+    return games, Cursor(last_when, last_room) if more else None
+
+
+async def index_finished_games(redis: Redis, batch: int = 200) -> int:
+    """Bring every finished game kept before the archive existed into it, once (a mark says
+    it is done; running it again, or in two processes at once, adds nothing twice).  Returns
+    how many games it indexed."""
+    if await redis.exists(_ARCHIVE_INDEXED_KEY):
+        return 0
+    count = 0
+    async for keys in _scan_batches(redis, finished_key("*"), batch):
+        raws = await redis.mget(keys)
+        async with redis.pipeline(transaction=True) as pipe:
+            for raw in raws:
+                if raw is not None:
+                    _index_finished(pipe, FinishedGame.from_data(load(raw)))
+                    count += 1
+            await pipe.execute()
+    await redis.set(_ARCHIVE_INDEXED_KEY, "1")
+    return count
+
+
+async def _live_games(redis: Redis, rooms: list[str]) -> list[LiveGame]:
+    if not rooms:
+        return []
+    raws = await redis.mget([_live_key(room) for room in rooms])
+    found = [LiveGame.from_data(load(raw)) for raw in raws if raw is not None]
+    return sorted(found, key=lambda g: (g.started, g.room_id))
+
+
+def _index_finished(pipe: Any, finished: FinishedGame) -> None:
+    """Queue the archive entries of a finished game on a pipeline (the same end time as its
+    score in every index, so writing them again changes nothing)."""
+    entry = {finished.room_id: finished.finished}
+    pipe.zadd(_archive_key(None, None), entry)
+    pipe.zadd(_archive_key(finished.game, None), entry)
+    for player in {p.id for p in finished.players}:
+        pipe.zadd(_archive_key(None, player), entry)
+        pipe.zadd(_archive_key(finished.game, player), entry)
+
+
+async def _scan_batches(redis: Redis, pattern: str, batch: int) -> AsyncIterator[list[str]]:
+    """The keys matching ``pattern``, in batches of about ``batch``."""
+    cursor: int = 0
+    while True:
+        cursor, keys = await redis.scan(cursor, match=pattern, count=batch)
+        if keys:
+            yield texts(keys)
+        if cursor == 0:
+            return
+
+
+def _archive_key(game: str | None, player_id: PlayerId | None) -> str:
+    key = "lobby:archive"
+    if game is not None:
+        key += f":game:{game}"
+    if player_id is not None:
+        key += f":player:{player_id}"
+    return key
+
+
+def _live_key(room_id: str) -> str:
+    return f"lobby:live:{room_id}"
