@@ -211,8 +211,14 @@ async function becomeGuest() {
 
 function showSignIn(reason = "") {
   const message = element("p", { class: "sign-in-error", role: "alert" });
+  // A registration sends the session along: made from a guest's, the account keeps the
+  // guest's finished games (the server looks; any other session changes nothing).
+  const sessionToken = localStorage.getItem(TOKEN_KEY);
+  const guestName = connection?.player?.guest ? connection.player.name : null;
   const signIn = async (url, body) => {
-    const response = await fetch(url, { method: "POST", headers: { "Content-Type": "application/json" }, body: body === null ? "" : JSON.stringify(body) });
+    const headers = { "Content-Type": "application/json" };
+    if (url === "/api/register" && sessionToken !== null) headers.Authorization = `Bearer ${sessionToken}`;
+    const response = await fetch(url, { method: "POST", headers, body: body === null ? "" : JSON.stringify(body) });
     const answer = await response.json().catch(() => ({}));
     if (!response.ok) throw new Error(answer.message ?? `the server answered ${response.status}`);
     localStorage.setItem(TOKEN_KEY, answer.token);
@@ -255,6 +261,7 @@ function showSignIn(reason = "") {
   if (reason) lines.push(element("p", {}, [`Your session ended: ${reason}.`]));
   lines.push(
     element("p", {}, ["Guests get a generated name and may play casual games and watch at once; an account plays rated games too."]),
+    ...(guestName !== null ? [element("p", { class: "keeps-games" }, [`Registering now keeps the finished games you played as ${guestName}.`])] : []),
     guest,
     element("h2", {}, ["Or with an account"]),
     form,

@@ -2,7 +2,8 @@
 
 ``/ws`` is the one websocket for players and spectators (``?token=`` authenticates it);
 ``POST /api/guest`` makes a guest and a session token, ``POST /api/register`` and
-``POST /api/login`` do the same for accounts; ``GET /api/games`` lists the games and their
+``POST /api/login`` do the same for accounts (a registration sent with a guest's session
+takes over the guest's finished games); ``GET /api/games`` lists the games and their
 option flags; ``GET /api/players/<id>/games`` is a player's finished games and
 ``GET /api/rooms/<id>/record.json`` (or ``.txt``, with tags) a game's record,
 ``GET /api/rooms/<id>/positions/<n>`` its position after n moves, and
@@ -331,6 +332,9 @@ def create_app(settings: Settings) -> Starlette:
             )
         except ClientError as error:
             return _error_response(error)
+        guest = _guest_of(request, runtime.secret)
+        if guest is not None:  # registering from a guest's session keeps their games
+            await game_store.adopt_finished_games(runtime.client, guest, account.player)
         known = KnownDevice(name_key(body.name), secrets.token_hex(8))
         return _signed_in(request, runtime.secret, account.player, known, now)
 
@@ -664,6 +668,16 @@ def _bearer(request: Request, secret: bytes) -> Player:
         return authenticate(secret, token.strip(), time.time())
     except NotAuthenticatedError as error:
         raise NotAuthenticatedError(f"sign in again: {error}") from error
+
+
+def _guest_of(request: Request, secret: bytes) -> Player | None:
+    """The guest whose session a request carries (``Authorization: Bearer``), if any: an
+    account made from it takes over their finished games.  Anything else is no guest."""
+    try:
+        player = _bearer(request, secret)
+    except NotAuthenticatedError:
+        return None
+    return player if player.guest else None
 
 
 def _known_device(request: Request, secret: bytes, name: str, now: float) -> KnownDevice | None:

@@ -24,12 +24,13 @@ Live lines are announced as ``live`` events, finished games as ``finished`` ones
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import AsyncIterator, Sequence
 from typing import Any, cast
 
 from lobby.archive import Cursor, Query
 from lobby.games import FinishedGame, LiveGame
-from lobby.identity import PlayerId
+from lobby.identity import Player, PlayerId
 from lobby.store.accounts import find_player
 from lobby.store.common import (
     Redis,
@@ -144,6 +145,33 @@ async def finished_games(
         return []
     raws = await redis.mget([finished_key(room) for room in texts(rooms)])
     return [FinishedGame.from_data(load(raw)) for raw in raws if raw is not None]
+
+
+async def adopt_finished_games(redis: Redis, guest: Player, account: Player) -> int:
+    """Hand a guest's finished games to the account they have just made: the account's
+    history and archive entries are the guest's, and each game names the account where it
+    named the guest.  Returns how many games moved.  (Guests have no ratings to move; their
+    games in progress stay theirs.)"""
+    rooms = texts(await redis.lrange(history_key(guest.id), 0, -1))
+    if not rooms:
+        return 0
+    raws = await redis.mget([finished_key(room) for room in rooms])
+    games = [FinishedGame.from_data(load(raw)) for raw in raws if raw is not None]
+    async with redis.pipeline(transaction=True) as pipe:
+        for game in games:
+            players = (
+                account if game.players[0].id == guest.id else game.players[0],
+                account if game.players[1].id == guest.id else game.players[1],
+            )
+            moved = dataclasses.replace(game, players=players)
+            pipe.set(finished_key(game.room_id), dump(moved.to_data()))
+            pipe.zrem(_archive_key(None, guest.id), game.room_id)
+            pipe.zrem(_archive_key(game.game, guest.id), game.room_id)
+            _index_finished(pipe, moved)
+        pipe.rpush(history_key(account.id), *rooms)  # newest first, as the guest's
+        pipe.delete(history_key(guest.id))
+        await pipe.execute()
+    return len(games)
 
 
 async def search_finished(

@@ -75,7 +75,13 @@ async def test_an_account_registers_and_offers_a_draw_that_is_accepted(
     open_page: Opener, artifacts: Path
 ) -> None:
     ann_page = await open_page("/#/lobby")  # a guest at once; the header's link signs in
+    guest_name = ann_page.locator("#player")
+    await expect(guest_name).to_contain_text("Guest-")
+    guest = await guest_name.inner_text()
     await ann_page.get_by_role("link", name="Sign in").click()
+    await expect(ann_page.locator(".keeps-games")).to_have_text(
+        f"Registering now keeps the finished games you played as {guest}."
+    )
     await ann_page.get_by_label("Name").fill("annie")
     await ann_page.get_by_label("Password").fill("a long password")
     await ann_page.get_by_role("button", name="Register").click()

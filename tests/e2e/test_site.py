@@ -9,6 +9,7 @@ from typing import Any
 
 import redis.asyncio as aioredis
 
+from bench.loopback.http import request
 from client import Client
 from lobby.identity import Player, new_guest
 from lobby.store import accounts as account_store
@@ -156,3 +157,45 @@ async def test_a_search_that_means_nothing_is_refused_with_the_reason(
     assert status == 400 and "YYYY-MM-DD" in refused["message"]
     status, refused = await get(app_server, "/api/games/finished?player=nobody-at-all")
     assert status == 404 and refused["code"] == "unknown_player"
+
+
+async def test_an_account_made_from_a_guest_keeps_the_guests_finished_games(
+    app_server: RunningServer, redis_client: aioredis.Redis
+) -> None:
+    guest, other = new_guest(), new_guest()
+    done = await make_room(redis_client, guest, other, game="osbox", room_id="as-guest")
+    client = await Client.connect(app_server.ws_url, token_for(guest))
+    try:
+        await client.join(done)
+        await client.resign(done)
+    finally:
+        await client.close()
+    async with asyncio.timeout(10):
+        while done not in {
+            g.room_id for g in await game_store.finished_games(redis_client, guest.id)
+        }:
+            await asyncio.sleep(0.05)  # the lobby follows the rooms in passes
+
+    body = {"name": "annie", "password": "a long password"}
+    made = await request(
+        f"{app_server.base_url}/api/register", body, {"Authorization": f"Bearer {token_for(guest)}"}
+    )
+    assert made.status == 200, made.text
+    account = made.json["player"]
+    status, page = await get(app_server, f"/api/players/{account['id']}")
+    [kept] = page["recent"]
+    assert kept["room_id"] == done and kept["winner_id"] == other.id
+    assert {p["name"] for p in kept["players"]} == {"annie", other.name}
+    status, found = await get(app_server, "/api/games/finished?player=annie")
+    assert [g["room_id"] for g in found["games"]] == [done]
+    status, left = await get(app_server, f"/api/games/finished?player={guest.id}")
+    assert left["games"] == []
+    status, theirs = await get(app_server, f"/api/players/{other.id}")  # the opponent's too
+    assert {p["name"] for p in theirs["recent"][0]["players"]} == {"annie", other.name}
+
+    # A registration without a guest's session takes nothing.
+    plain = await request(
+        f"{app_server.base_url}/api/register", {"name": "bobby", "password": "a long password"}
+    )
+    status, page = await get(app_server, f"/api/players/{plain.json['player']['id']}")
+    assert page["recent"] == []
