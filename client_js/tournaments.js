@@ -14,6 +14,31 @@ const FORMATS = [
   ["knockout", "Knockout"],
   ["arena", "Arena"],
 ];
+const FORMAT_NAMES = Object.freeze(Object.fromEntries(FORMATS));
+const TITLES = Object.freeze({ ankor: "Ankor", boche: "Boche", che: "Che", marque: "Marque", osbox: "Osbox" });
+/** The tie-breaks by the names players know them by. */
+const TIEBREAK_NAMES = Object.freeze({
+  sonneborn_berger: "Sonneborn–Berger",
+  buchholz: "Buchholz",
+  median_buchholz: "Median Buchholz",
+  performance: "Performance",
+});
+const STATUS_WORDS = Object.freeze({ created: "upcoming", running: "playing now", finished: "finished", cancelled: "cancelled" });
+
+function gameName(game) {
+  return TITLES[game] ?? game;
+}
+
+function tiebreakName(key) {
+  return TIEBREAK_NAMES[key] ?? key.replace(/_/g, " ");
+}
+
+/** A score as players write it: ½ for a half. */
+function points(score) {
+  const whole = Math.floor(score);
+  const half = score - whole >= 0.5;
+  return half ? (whole === 0 ? "½" : `${whole}½`) : String(whole);
+}
 
 /** GET or POST (JSON) an API route as the bearer of `token`; the answer, or throws with its
  * message (and `code`). */
@@ -38,8 +63,8 @@ function when(seconds) {
   return seconds ? new Date(seconds * 1000).toLocaleString() : "";
 }
 
-function roomLink(roomId, text) {
-  return element("a", { href: `#/room/${encodeURIComponent(roomId)}` }, [text]);
+function roomLink(roomId, content) {
+  return element("a", { href: `#/room/${encodeURIComponent(roomId)}` }, Array.isArray(content) ? content : [content]);
 }
 
 function eventLink(id, text) {
@@ -94,7 +119,7 @@ class TournamentsPage extends Followed {
     const h = element;
     const game = h("select", { name: "game" });
     api("/api/games", this.token)
-      .then((answer) => game.replaceChildren(...answer.games.map((g) => h("option", { value: g.name }, [g.name]))))
+      .then((answer) => game.replaceChildren(...answer.games.map((g) => h("option", { value: g.name }, [gameName(g.name)]))))
       .catch((error) => this.showError(error));
     const format = h("select", { name: "format" }, FORMATS.map(([value, label]) => h("option", { value }, [label])));
     const name = h("input", { name: "name", placeholder: "name" });
@@ -165,8 +190,8 @@ class TournamentsPage extends Followed {
         ...rows.map((t) =>
           h("tr", { "data-tournament": t.id }, [
             h("td", {}, [eventLink(t.id, t.name || t.id)]),
-            h("td", {}, [t.game]),
-            h("td", {}, [t.format + (t.rated ? " · rated" : " · casual")]),
+            h("td", {}, [gameName(t.game)]),
+            h("td", {}, [`${FORMAT_NAMES[t.format] ?? t.format} · ${t.rated ? "rated" : "casual"}`]),
             h("td", {}, [`${t.players}/${t.max_players}`]),
             h("td", {}, [t.rounds ? `${t.round}/${t.rounds}` : String(t.round || "")]),
             h("td", {}, [when(t.starts_at)]),
@@ -190,23 +215,27 @@ class TournamentPage extends Followed {
     this.join.addEventListener("click", () => this.act("join"));
     this.withdraw.addEventListener("click", () => this.act("withdraw"));
     this.standings = h("tbody");
+    this.standingsHead = h("tr");
+    this.joinNote = h("span", { class: "join-note" });
     this.pairings = h("div", { class: "pairings" });
-    this.crosstable = h("table", { class: "crosstable" });
+    this.crosstableHead = h("tr");
+    this.crosstableBody = h("tbody");
+    this.crosstable = h("table", { class: "crosstable" }, [h("thead", {}, [this.crosstableHead]), this.crosstableBody]);
     this.body = h("div", { class: "tournament-page" }, [
       h("p", {}, [h("a", { href: "#/tournaments" }, ["All tournaments"])]),
       this.title,
       this.facts,
       this.message,
-      h("p", {}, [this.join, " ", this.withdraw]),
-      h("h2", {}, ["Standings"]),
-      h("table", { class: "standings" }, [
-        h("thead", {}, [h("tr", {}, ["#", "Player", "Score", "Tie-breaks", "Games"].map((t) => h("th", {}, [t])))]),
-        this.standings,
+      h("p", { class: "tournament-actions" }, [this.join, this.withdraw, this.joinNote]),
+      h("div", { class: "tournament-columns" }, [
+        h("section", {}, [
+          h("h2", {}, ["Standings"]),
+          h("table", { class: "standings" }, [h("thead", {}, [this.standingsHead]), this.standings]),
+          h("h2", {}, ["Crosstable"]),
+          h("div", { class: "crosstable-wrap" }, [this.crosstable]),
+        ]),
+        h("section", {}, [h("h2", {}, ["Schedule and pairings"]), this.pairings]),
       ]),
-      h("h2", {}, ["Crosstable"]),
-      this.crosstable,
-      h("h2", {}, ["Pairings"]),
-      this.pairings,
     ]);
     root.replaceChildren(this.body);
   }
@@ -251,43 +280,58 @@ class TournamentPage extends Followed {
     const h = element;
     const names = new Map(t.entrants.map((e) => [e.id, e.name]));
     const nameOf = (id) => (id === null ? "bye" : names.get(id) ?? id);
-    this.title.textContent = t.name || `${t.game} ${t.format}`;
+    this.title.textContent = t.name || `${gameName(t.game)} ${FORMAT_NAMES[t.format] ?? t.format}`;
     this.facts.textContent = [
-      t.game,
-      t.format,
+      gameName(t.game),
+      FORMAT_NAMES[t.format] ?? t.format,
       t.rated ? "rated" : "casual",
       t.time_control,
-      t.status,
+      STATUS_WORDS[t.status] ?? t.status,
       t.status === "created" ? `starts ${when(t.starts_at)}` : "",
       t.rounds ? `round ${t.round} of ${t.rounds}` : "",
       t.ends_at ? `closes ${when(t.ends_at)}` : "",
       `${t.players}/${t.max_players} players`,
     ].filter(Boolean).join(" · ");
-    const me = this.connection.player?.id ?? null;
-    const mine = t.entrants.find((e) => e.id === me && !e.withdrawn);
-    this.join.hidden = mine !== undefined || t.status === "finished" || t.status === "cancelled";
-    this.withdraw.hidden = mine === undefined || t.status === "finished";
+    const me = this.connection.player ?? null;
+    const mine = t.entrants.find((e) => e.id === me?.id && !e.withdrawn);
+    // Join only where the server would take the visitor: before the start (an arena while
+    // it is open), with a place left, and signed in for a rated event.
+    const open = t.status === "created" || (t.status === "running" && t.format === "arena");
+    const full = t.players >= t.max_players;
+    const guestBarred = t.rated && me?.guest === true;
+    this.join.hidden = mine !== undefined || !open || full || guestBarred;
+    this.withdraw.hidden = mine === undefined || t.status === "finished" || t.status === "cancelled";
+    this.joinNote.textContent = mine === undefined && open && guestBarred ? "A rated event: sign in with an account to join." : mine === undefined && open && full ? "Full." : "";
+    const breaks = t.standings.length > 0 ? Object.keys(t.standings[0].tiebreaks) : [];
+    this.standingsHead.replaceChildren(...["#", "Player", "Score", ...breaks.map(tiebreakName), "Games"].map((text) => h("th", {}, [text])));
     this.standings.replaceChildren(
       ...t.standings.map((row) =>
         h("tr", { class: row.withdrawn ? "withdrawn" : "", "data-player": row.id }, [
           h("td", {}, [String(row.rank)]),
-          h("td", {}, [playerLink(row)]),
-          h("td", {}, [String(row.score)]),
-          h("td", {}, [Object.entries(row.tiebreaks).map(([k, v]) => `${k} ${v}`).join(", ")]),
+          h("td", {}, [playerLink(row), row.withdrawn ? " (withdrew)" : ""]),
+          h("td", { class: "score" }, [points(row.score)]),
+          ...breaks.map((key) => h("td", { class: "tiebreak" }, [String(Math.round((row.tiebreaks[key] ?? 0) * 100) / 100)])),
           h("td", {}, [String(row.games)]),
         ]),
       ),
     );
     const players = t.crosstable.players;
     const rank = new Map(players.map((p) => [p.id, p.rank]));
-    this.crosstable.replaceChildren(
+    const columns = Math.max(0, ...players.map((p) => p.games.length));
+    this.crosstableHead.replaceChildren(
+      h("th", {}, ["Player"]),
+      ...Array.from({ length: columns }, (_, i) => h("th", { title: t.format === "arena" ? `Game ${i + 1}` : `Round ${i + 1}` }, [String(i + 1)])),
+    );
+    this.crosstableBody.replaceChildren(
       ...players.map((p) =>
         h("tr", {}, [
           h("th", {}, [`${p.rank}. ${p.name}`]),
           ...p.games.map((g) => {
-            const result = g.score === null ? "…" : g.score === 1 ? "1" : g.score === 0 ? "0" : "½";
-            const text = `${result}${g.opponent === null ? " bye" : ` v${rank.get(g.opponent) ?? "?"}`}${g.forfeit ? " ff" : ""}`;
-            return h("td", { class: g.seat }, [g.game_id === null ? text : roomLink(g.game_id, text)]);
+            const result = g.score === null ? "…" : points(g.score);
+            const against = g.opponent === null ? "bye" : `v ${rank.get(g.opponent) ?? "?"}`;
+            const cell = [element("span", { class: "result" }, [result]), " ", element("span", { class: "against" }, [against + (g.forfeit ? " ff" : "")])];
+            const title = g.opponent === null ? "a bye" : `${g.score === null ? "playing" : `scored ${result}`} against ${players.find((o) => o.id === g.opponent)?.name ?? "?"}${g.forfeit ? " (forfeit)" : ""}`;
+            return h("td", { class: g.seat, title }, g.game_id === null ? cell : [roomLink(g.game_id, cell)]);
           }),
         ]),
       ),
@@ -298,9 +342,12 @@ class TournamentPage extends Followed {
       rounds.get(game.round).push(game);
     }
     this.pairings.replaceChildren(
+      ...(t.status === "created"
+        ? [h("p", { class: "schedule" }, [t.format === "arena" ? `Opens ${when(t.starts_at)}: players are paired as they come free until it closes.` : `Round 1 starts ${when(t.starts_at)}; each next round starts when the last game of the one before ends.`])]
+        : []),
       ...[...rounds.entries()].reverse().map(([round, games]) =>
         h("section", {}, [
-          h("h3", {}, [t.format === "arena" ? "Games" : `Round ${round}`]),
+          h("h3", {}, [t.format === "arena" ? "Games" : `Round ${round}${t.rounds ? ` of ${t.rounds}` : ""}${games.every((g) => g.score !== null || g.second === null) ? " · done" : " · playing"}`]),
           h("ol", {}, games.map((g) => {
             const score = g.score === null ? "playing" : g.score === 1 ? "1–0" : g.score === 0 ? "0–1" : "½–½";
             const text = `${nameOf(g.first)} – ${nameOf(g.second)}: ${g.second === null ? "bye" : score}${g.forfeit ? " (forfeit)" : ""}`;

@@ -51,7 +51,7 @@ async def test_a_tournament_is_made_joined_started_and_its_result_pushed_to_ever
 
     # Ann makes a two-player knockout of Boche with the form and lands on its page.
     await ann_page.get_by_label("Name").fill("Autumn cup")
-    await expect(ann_page.get_by_label("Game")).to_contain_text("boche")
+    await expect(ann_page.get_by_label("Game")).to_contain_text("Boche")
     await ann_page.get_by_label("Game").select_option("boche")
     await ann_page.get_by_label("Format").select_option("knockout")
     await ann_page.get_by_label("Players").fill("2")
@@ -64,6 +64,17 @@ async def test_a_tournament_is_made_joined_started_and_its_result_pushed_to_ever
     row = eve_page.locator(f'.tournaments-created tr[data-tournament="{tid}"]')
     await expect(row).to_contain_text("Autumn cup")
     await expect(row).to_contain_text("0/2")
+    await expect(row).to_contain_text("Boche")
+    await expect(row).to_contain_text("Knockout · rated")
+
+    # Eve, a guest, may not enter a rated event: no Join, and the page says why.
+    await row.get_by_role("link", name="Autumn cup").click()
+    await expect(eve_page.locator(".tournament-facts")).to_contain_text("Boche · Knockout · rated")
+    await expect(eve_page.get_by_role("button", name="Join")).to_be_hidden()
+    await expect(eve_page.locator(".join-note")).to_have_text(
+        "A rated event: sign in with an account to join."
+    )
+    await eve_page.goto("/#/tournaments")
 
     # Ann joins; Bob, already on the event's page, sees her entered.
     bob_reads = http_reads(bob_page, f"/api/tournaments/{tid}")
@@ -105,7 +116,7 @@ async def test_a_tournament_is_made_joined_started_and_its_result_pushed_to_ever
     await expect(pairing).to_contain_text("playing")
     link = pairing.get_by_role("link")
     await expect(link).to_have_attribute("href", f"#/room/{game['room']}")
-    await expect(bob_page.locator("table.crosstable tr")).to_have_count(2)
+    await expect(bob_page.locator("table.crosstable tbody tr")).to_have_count(2)
     await expect(bob_page.locator("table.crosstable td a").first).to_have_attribute(
         "href", f"#/room/{game['room']}"
     )
