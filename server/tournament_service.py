@@ -162,13 +162,15 @@ class TournamentService:
         client: aioredis.Redis,
         clock: Callable[[], float] = time.time,
         step_every: float = STEP_EVERY,
+        rooms: RoomService | None = None,
     ) -> None:
         self.client = client
         self.clock = clock
         """Now, in seconds since the epoch (tests replace it)."""
         self.step_every = step_every
-        self.rooms: RoomService | None = None
-        """Set by the app: a withdrawal resigns the player's game in progress through it."""
+        self.rooms = rooms
+        """A withdrawal resigns the player's game in progress through it (None: no rooms, as
+        in tests of the events alone)."""
         self._loop: asyncio.Task[None] | None = None
         self._pending: set[asyncio.Task[None]] = set()
         self.list_followers: set[Follower] = set()
