@@ -19,20 +19,21 @@ import time
 
 import networkx as nx  # type: ignore[import-untyped]
 
-from lobby import tournaments as tn
 from lobby.identity import Player
+from lobby.tournaments import lifecycle, standings
+from lobby.tournaments.model import Format, Game, Settings, Tournament
 
 
 def simulate(players: int, rounds: int, seed: int) -> tuple[list[float], list[int], int, int]:
     """Play the event; returns (pairing seconds per round, games between unequal scores per
     round, rematches, avoidable rematches)."""
     rng = random.Random(seed)
-    settings = tn.Settings("osbox", tn.Format.SWISS, 0.0, players, rounds=rounds)
-    event = tn.create("bench", Player("host", "host", guest=False), settings, 0.0)
+    settings = Settings("osbox", Format.SWISS, 0.0, players, rounds=rounds)
+    event = lifecycle.create("bench", Player("host", "host", guest=False), settings, 0.0)
     strength: dict[str, float] = {}
     for n in range(players):
         strength[f"p{n}"] = rng.gauss(1500, 300)
-        event = tn.join(event, Player(f"p{n}", f"p{n}", guest=False), strength[f"p{n}"], 0.0)
+        event = lifecycle.join(event, Player(f"p{n}", f"p{n}", guest=False), strength[f"p{n}"], 0.0)
     met: set[frozenset[str]] = set()
     times: list[float] = []
     floats: list[int] = []
@@ -40,10 +41,10 @@ def simulate(players: int, rounds: int, seed: int) -> tuple[list[float], list[in
     for number in range(1, rounds + 1):
         before = event
         began = time.process_time()
-        event = tn.start(event, 0.0) if number == 1 else tn.pair_round(event, 0.0)
+        event = lifecycle.start(event, 0.0) if number == 1 else lifecycle.pair_round(event, 0.0)
         times.append(time.process_time() - began)
-        games = [g for g in tn.pairings(event) if g.second is not None]
-        score = {row.player: row.score for row in tn.standings(before)}
+        games = [g for g in lifecycle.pairings(event) if g.second is not None]
+        score = {row.player: row.score for row in standings.standings(before)}
         floats.append(sum(1 for g in games if score[g.first] != score[g.second or ""]))
         repeated = [g for g in games if frozenset((g.first, g.second)) in met]
         rematches += len(repeated)
@@ -55,11 +56,11 @@ def simulate(players: int, rounds: int, seed: int) -> tuple[list[float], list[in
             expected = 1 / (1 + 10 ** ((strength[g.second] - strength[g.first]) / 400))
             roll = rng.random()
             score = 0.5 if abs(roll - expected) < 0.05 else 1.0 if roll < expected else 0.0
-            event = tn.record_result(event, g.id, score, 0.0)
+            event = lifecycle.record_result(event, g.id, score, 0.0)
     return times, floats, rematches, avoidable
 
 
-def _fewest_rematches(before: tn.Tournament, games: list[tn.Game], met: set[frozenset[str]]) -> int:
+def _fewest_rematches(before: Tournament, games: list[Game], met: set[frozenset[str]]) -> int:
     """The fewest rematches any pairing of this round's players could have had."""
     paired = {p for g in games for p in (g.first, g.second) if p is not None}
     fresh = nx.Graph()

@@ -5,11 +5,11 @@ loads the tournament, applies the pure transition and commits the result only if
 version is still the one it read (a Lua compare-and-set), else reloads and decides again. So
 two processes racing to start an event or pair a round commit one set of games, a join for
 the last seat admits one player, a retried result changes nothing, and a refusal (a
-:class:`~lobby.tournaments.TournamentError`) writes nothing.
+:class:`~protocol.errors.TournamentError`) writes nothing.
 
 Keys, all of one tournament under the hash tag ``{<id>}`` so they share a cluster slot:
 
-- ``tournament:{<id>}:state``    the tournament as JSON (:func:`lobby.tournaments.to_data`)
+- ``tournament:{<id>}:state``    the tournament as JSON (:func:`lobby.tournaments.model.to_data`)
 - ``tournament:{<id>}:version``  its version, the compare-and-set guard
 
 and, outside it, an index the lobby lists from and the scheduler polls (updated after each
@@ -33,9 +33,9 @@ from typing import Any, cast
 
 import redis.asyncio as aioredis
 
-from lobby import tournaments as tn
 from lobby.identity import Player, PlayerId
-from lobby.tournaments import Game, Settings, Status, Tournament
+from lobby.tournaments import lifecycle, model
+from lobby.tournaments.model import Format, Game, Settings, Status, Tournament
 from protocol.errors import ErrorCode, TournamentError
 
 log = logging.getLogger(__name__)
@@ -68,9 +68,9 @@ class Change:
 async def create(
     client: aioredis.Redis, tournament_id: str, creator: Player, settings: Settings, now: float
 ) -> Tournament:
-    """Store a new tournament. Raises TournamentError as :func:`lobby.tournaments.create`
+    """Store a new tournament. Raises TournamentError as :func:`lobby.tournaments.lifecycle.create`
     does, and ValueError if the id is taken."""
-    t = tn.create(tournament_id, creator, settings, now)
+    t = lifecycle.create(tournament_id, creator, settings, now)
     if not await commit_if_version(client, None, t):
         raise ValueError(f"tournament {tournament_id} exists")
     await _index(client, t)
@@ -81,7 +81,7 @@ async def create(
 async def load(client: aioredis.Redis, tournament_id: str) -> Tournament | None:
     """The stored tournament, or None; raises ValueError if what is stored cannot be read."""
     raw = await client.get(_key(tournament_id, "state"))
-    return None if raw is None else tn.from_data(json.loads(raw))
+    return None if raw is None else model.from_data(json.loads(raw))
 
 
 async def commit_if_version(
@@ -93,7 +93,7 @@ async def commit_if_version(
     script = client.register_script(_COMMIT)
     done = await script(
         keys=[_key(after.id, "state"), _key(after.id, "version")],
-        args=[expected, str(after.version), json.dumps(tn.to_data(after), allow_nan=False)],
+        args=[expected, str(after.version), json.dumps(model.to_data(after), allow_nan=False)],
     )
     return bool(done)
 
@@ -116,21 +116,21 @@ async def update(
         if await commit_if_version(client, before, after):
             await _index(client, after)
             await _announce(client, after)
-            return Change(after, True, tn.games_to_open(before, after))
+            return Change(after, True, lifecycle.games_to_open(before, after))
 
 
 async def join(
     client: aioredis.Redis, tournament_id: str, player: Player, rating: float, now: float
 ) -> Change:
     """Enter ``player``; the maximum holds even when joins race. Raises TournamentError."""
-    return await update(client, tournament_id, lambda t: tn.join(t, player, rating, now))
+    return await update(client, tournament_id, lambda t: lifecycle.join(t, player, rating, now))
 
 
 async def withdraw(
     client: aioredis.Redis, tournament_id: str, player: PlayerId, now: float
 ) -> Change:
     """Withdraw ``player`` (forfeits once running). Raises TournamentError."""
-    return await update(client, tournament_id, lambda t: tn.withdraw(t, player, now))
+    return await update(client, tournament_id, lambda t: lifecycle.withdraw(t, player, now))
 
 
 async def start(client: aioredis.Redis, tournament_id: str, now: float) -> Change:
@@ -139,7 +139,7 @@ async def start(client: aioredis.Redis, tournament_id: str, now: float) -> Chang
     too-few-players...)."""
 
     def decide(t: Tournament) -> Tournament:
-        return t if t.status is not Status.CREATED else tn.start(t, now)
+        return t if t.status is not Status.CREATED else lifecycle.start(t, now)
 
     return await update(client, tournament_id, decide)
 
@@ -151,9 +151,9 @@ async def pair_round(
     gets ``changed=False``. For an arena, pair its waiting players. Raises TournamentError."""
 
     def decide(t: Tournament) -> Tournament:
-        if t.settings.format is not tn.Format.ARENA and t.round >= round_number:
+        if t.settings.format is not Format.ARENA and t.round >= round_number:
             return t
-        return tn.pair_round(t, now)
+        return lifecycle.pair_round(t, now)
 
     return await update(client, tournament_id, decide)
 
@@ -163,7 +163,7 @@ async def record_result(
 ) -> Change:
     """Record a game's result, idempotently on the game id. Raises TournamentError."""
     return await update(
-        client, tournament_id, lambda t: tn.record_result(t, game_id, first_score, now)
+        client, tournament_id, lambda t: lifecycle.record_result(t, game_id, first_score, now)
     )
 
 
@@ -171,7 +171,7 @@ async def finish(client: aioredis.Redis, tournament_id: str, now: float) -> Chan
     """Close the event once its games are over; repeated calls change nothing."""
 
     def decide(t: Tournament) -> Tournament:
-        return t if t.status is Status.FINISHED else tn.finish(t, now)
+        return t if t.status is Status.FINISHED else lifecycle.finish(t, now)
 
     return await update(client, tournament_id, decide)
 
@@ -180,7 +180,7 @@ async def cancel(client: aioredis.Redis, tournament_id: str) -> Change:
     """Cancel an event that could not start; repeated calls change nothing."""
 
     def decide(t: Tournament) -> Tournament:
-        return t if t.status is Status.CANCELLED else tn.cancel(t)
+        return t if t.status is Status.CANCELLED else lifecycle.cancel(t)
 
     return await update(client, tournament_id, decide)
 
@@ -208,7 +208,7 @@ async def listed(client: aioredis.Redis, status: Status, limit: int = 50) -> lis
 
 async def due(client: aioredis.Redis, now: float) -> list[str]:
     """Ids a scheduler should look at: created ones whose start time has come, and every
-    running one (:func:`lobby.tournaments.next_step` says what each needs)."""
+    running one (:func:`lobby.tournaments.lifecycle.next_step` says what each needs)."""
     starting = await client.zrangebyscore(_index_key(Status.CREATED), "-inf", now)
     running = await client.zrange(_index_key(Status.RUNNING), 0, -1)
     return [raw.decode() for raw in cast(list[bytes], [*starting, *running])]
@@ -229,7 +229,7 @@ def summary(t: Tournament) -> dict[str, Any]:
         "players": len(t.active),
         "max_players": s.max_players,
         "round": t.round,
-        "rounds": tn.total_rounds(t) or s.rounds,
+        "rounds": lifecycle.total_rounds(t) or s.rounds,
     }
 
 

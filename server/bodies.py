@@ -17,9 +17,10 @@ from typing import Annotated, ClassVar, TypeVar
 
 import msgspec
 
-from lobby import tournaments as tn
 from lobby.accounts import MAX_PASSWORD_LENGTH
 from lobby.clocks import MAX_LIVE_SECONDS
+from lobby.tournaments import arena
+from lobby.tournaments.model import MAX_PLAYERS, Format, Settings
 from protocol.errors import BadRequestError
 from rules.record import RECORD_BYTES, RECORD_MOVES
 from server.push import AUTH_BYTES, MAX_ENDPOINT_LENGTH, P256DH_BYTES
@@ -56,32 +57,32 @@ UNSET = msgspec.UNSET
 
 
 class NewTournament(msgspec.Struct, forbid_unknown_fields=True):
-    """A tournament to create; an absent field takes :class:`lobby.tournaments.Settings`'s
+    """A tournament to create; an absent field takes :class:`lobby.tournaments.model.Settings`'s
     default.  The bounds keep every value finite and in range of the clocks; whether the
     values make an event (players for the format, rounds for the field...) is
-    :func:`lobby.tournaments.create`'s decision."""
+    :func:`lobby.tournaments.lifecycle.create`'s decision."""
 
     game: Annotated[str, msgspec.Meta(max_length=MAX_TEXT_LENGTH)]
-    format: tn.Format
+    format: Format
     starts_at: Annotated[float, msgspec.Meta(ge=0, le=LATEST_START)]
-    max_players: Annotated[int, msgspec.Meta(ge=0, le=tn.MAX_PLAYERS)]
+    max_players: Annotated[int, msgspec.Meta(ge=0, le=MAX_PLAYERS)]
     rated: bool | Unset = UNSET
     options: Annotated[str, msgspec.Meta(max_length=MAX_TEXT_LENGTH)] | Unset = UNSET
     clock_seconds: Annotated[int, msgspec.Meta(gt=0, le=int(MAX_LIVE_SECONDS))] | Unset = UNSET
     increment_seconds: Annotated[int, msgspec.Meta(ge=0, le=int(MAX_LIVE_SECONDS))] | Unset = UNSET
-    rounds: Annotated[int, msgspec.Meta(ge=0, le=tn.MAX_PLAYERS)] | Unset = UNSET
+    rounds: Annotated[int, msgspec.Meta(ge=0, le=MAX_PLAYERS)] | Unset = UNSET
     double: bool | Unset = UNSET
-    duration: Annotated[float, msgspec.Meta(ge=0, le=tn.MAX_ARENA_SECONDS)] | Unset = UNSET
+    duration: Annotated[float, msgspec.Meta(ge=0, le=arena.MAX_ARENA_SECONDS)] | Unset = UNSET
     name: Annotated[str, msgspec.Meta(max_length=MAX_TEXT_LENGTH)] | Unset = UNSET
 
-    def settings(self) -> tn.Settings:
+    def settings(self) -> Settings:
         """The event's settings: the fields given, the defaults for the others."""
         given = {
             field: value
             for field, value in msgspec.structs.asdict(self).items()
             if value is not UNSET
         }
-        return tn.Settings(**given)
+        return Settings(**given)
 
 
 class ImportedRecord(msgspec.Struct, forbid_unknown_fields=True):

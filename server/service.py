@@ -88,6 +88,7 @@ class RoomService:
         idle_limits: IdleLimits = DEFAULT_IDLE_LIMITS,
         count_every: float = COUNT_EVERY,
         presence_lease: float = room_presence.LEASE,
+        on_commit: Callable[[Room, tuple[Event, ...]], None] | None = None,
     ) -> None:
         # The kept diffs must reach back to the last whole document.
         snapshot_every = max(1, min(snapshot_every, history))
@@ -106,7 +107,7 @@ class RoomService:
             client, process_id, self.current, self.command, self.counts.every, presence_lease
         )
         """The leases of this process's seated sockets (who is here, over every process)."""
-        self.on_commit: Callable[[Room, tuple[Event, ...]], None] | None = None
+        self.on_commit = on_commit
         """Told of every change this process commits, at once (a hint: the outbox, not this,
         is what makes the lobby follow)."""
         self.clock: Callable[[], float] = time.time

@@ -41,9 +41,9 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from lobby import rating_store
 from lobby import tournament_store as ts
-from lobby import tournaments as tn
 from lobby.identity import Player, is_guest_id
-from lobby.tournaments import Status, Step, Tournament
+from lobby.tournaments import lifecycle, model, standings
+from lobby.tournaments.model import Game, Settings, Status, Step, Tournament
 from protocol.errors import BadRequestError, ClientError, ErrorCode, TournamentError
 from protocol.messages import (
     ServerTournament,
@@ -84,7 +84,7 @@ RESEND_ATTEMPTS = 8
 """Tries to resend the followed events after the feed returns (about 8 s in all)."""
 
 
-def time_control(settings: tn.Settings) -> str:
+def time_control(settings: Settings) -> str:
     """The rooms' time control text (minutes+increment), as challenges write it."""
     return f"{settings.clock_seconds / 60:g}+{settings.increment_seconds}"
 
@@ -95,7 +95,7 @@ def tournament_of(room_id: str) -> str | None:
     return head if dot and head.startswith("t") else None
 
 
-def first_score(game: tn.Game, room: Room) -> float | None:
+def first_score(game: Game, room: Room) -> float | None:
     """The first player's score in a finished room (seats may have swapped since the start:
     the winner is found by id); an aborted game counts as drawn. None while it is played."""
     outcome = room.outcome
@@ -113,7 +113,7 @@ def details(t: Tournament) -> dict[str, Any]:
     return {
         **ts.summary(t),
         "creator": t.creator,
-        "settings": tn.to_data(t)["settings"],
+        "settings": model.to_data(t)["settings"],
         "started_at": t.started_at,
         "finished_at": t.finished_at,
         "ends_at": t.ends_at,
@@ -142,8 +142,8 @@ def details(t: Tournament) -> dict[str, Any]:
             }
             for g in t.games
         ],
-        "standings": [row.to_data() for row in tn.standings(t)],
-        "crosstable": tn.crosstable(t),
+        "standings": [row.to_data() for row in standings.standings(t)],
+        "crosstable": standings.crosstable(t),
     }
 
 
@@ -162,13 +162,15 @@ class TournamentService:
         client: aioredis.Redis,
         clock: Callable[[], float] = time.time,
         step_every: float = STEP_EVERY,
+        rooms: RoomService | None = None,
     ) -> None:
         self.client = client
         self.clock = clock
         """Now, in seconds since the epoch (tests replace it)."""
         self.step_every = step_every
-        self.rooms: RoomService | None = None
-        """Set by the app: a withdrawal resigns the player's game in progress through it."""
+        self.rooms = rooms
+        """A withdrawal resigns the player's game in progress through it (None: no rooms, as
+        in tests of the events alone)."""
         self._loop: asyncio.Task[None] | None = None
         self._pending: set[asyncio.Task[None]] = set()
         self.list_followers: set[Follower] = set()
@@ -205,7 +207,7 @@ class TournamentService:
 
     # --- requests ----------------------------------------------------------------------------
 
-    async def create(self, player: Player, settings: tn.Settings) -> Tournament:
+    async def create(self, player: Player, settings: Settings) -> Tournament:
         """Store a new event; raises TournamentError."""
         tournament_id = "t" + uuid.uuid4().hex[:12]
         return await _storage(ts.create(self.client, tournament_id, player, settings, self.clock()))
@@ -422,7 +424,7 @@ class TournamentService:
             if t.status is Status.RUNNING and await self._collect(t):
                 continue  # results recorded: decide again on the new state
             now = self.clock()
-            step = tn.next_step(t, now)
+            step = lifecycle.next_step(t, now)
             if step is None:
                 return t
             try:
@@ -457,7 +459,7 @@ class TournamentService:
                 recorded = await self._record(t, game, score) or recorded
         return recorded
 
-    async def _record(self, t: Tournament, game: tn.Game, score: float) -> bool:
+    async def _record(self, t: Tournament, game: Game, score: float) -> bool:
         try:
             change = await ts.record_result(self.client, t.id, game.id, score, self.clock())
         except TournamentError as error:
@@ -473,7 +475,7 @@ class TournamentService:
         name = entrant.name if entrant is not None else player_id
         return Player(player_id, name, is_guest_id(player_id))
 
-    async def _open(self, t: Tournament, games: list[tn.Game]) -> None:
+    async def _open(self, t: Tournament, games: list[Game]) -> None:
         """Create the rooms of ``games`` (idempotent on the game id; creating a room lists it
         live)."""
         s = t.settings

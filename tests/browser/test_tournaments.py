@@ -14,9 +14,9 @@ import redis.asyncio as aioredis
 from playwright.async_api import Page, Request, expect
 
 from client import Client
-from lobby import tournaments as tn
 from lobby.identity import Player, new_guest
 from lobby.store import accounts as account_store
+from lobby.tournaments.model import Format, Settings, Status
 from tests.browser.conftest import Opener
 from tests.browser.test_reconnect import HOLD_AND_CUT, RELEASE
 from tests.e2e.conftest import RunningServer, make_room, token_for
@@ -166,7 +166,7 @@ async def test_an_event_page_catches_up_on_a_change_missed_while_its_socket_was_
 ) -> None:
     service = scheduler(server, [time.time()])
     ann = await account(redis_client, "annie")
-    settings = tn.Settings("che", tn.Format.SWISS, time.time() + 600, 4, rounds=1)
+    settings = Settings("che", Format.SWISS, time.time() + 600, 4, rounds=1)
     event = await service.create(ann, settings)
     page = await open_page(f"/#/tournament/{event.id}", player=ann)
     await expect(page.locator(".tournament-facts")).to_contain_text("0/4 players")
@@ -220,7 +220,7 @@ async def test_a_player_waiting_on_the_site_is_taken_to_each_rounds_game(
     service = scheduler(server, now)
     players = [await account(redis_client, name) for name in ("annie", "bobby", "cara", "dan")]
     ann = players[0]
-    settings = tn.Settings("osbox", tn.Format.SWISS, now[0] + 600, 4, rounds=3)
+    settings = Settings("osbox", Format.SWISS, now[0] + 600, 4, rounds=3)
     event = await service.create(ann, settings)
     for player in players:
         await service.join(player, event.id)
@@ -263,4 +263,4 @@ async def test_a_player_waiting_on_the_site_is_taken_to_each_rounds_game(
                 await resigner.close()
         await service.wait_idle()
     finished = await service.get(event.id)
-    assert finished.status is tn.Status.FINISHED
+    assert finished.status is Status.FINISHED

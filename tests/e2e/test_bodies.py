@@ -13,8 +13,8 @@ import redis.asyncio as aioredis
 
 from bench.loopback.http import Answer, request
 from lobby import tournament_store as ts
-from lobby import tournaments as tn
 from lobby.store import accounts as account_store
+from lobby.tournaments.model import Format, Settings
 from tests.e2e.conftest import RunningServer
 
 
@@ -209,7 +209,7 @@ async def test_an_unreadable_stored_event_is_left_out_of_the_list(
     """An event stored before the bounds (a start at Infinity) or damaged in Redis does not
     break the list for everyone; the others are listed."""
     maker = await account_store.register(redis_client, "maker", "long enough", time.time())
-    settings = tn.Settings("tictactoe", tn.Format.KNOCKOUT, time.time() + 3600, 4)
+    settings = Settings("tictactoe", Format.KNOCKOUT, time.time() + 3600, 4)
     for tid in ("tgood", "tinfinite", "tgarbage"):
         await ts.create(redis_client, tid, maker.player, settings, time.time())
     state = json.loads(await redis_client.get("tournament:{tinfinite}:state"))

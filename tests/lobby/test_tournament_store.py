@@ -10,9 +10,9 @@ import pytest
 import redis.asyncio as aioredis
 
 from lobby import tournament_store as store
-from lobby import tournaments as tn
 from lobby.identity import Player
-from lobby.tournaments import Format, Settings, Status
+from lobby.tournaments import lifecycle
+from lobby.tournaments.model import Format, Settings, Status
 from protocol.errors import ErrorCode, TournamentError
 from tests.conftest import RedisServer
 
@@ -107,14 +107,14 @@ async def test_a_stale_version_cannot_commit(
     """Both processes read round 1 complete and pair round 2; only one commit lands."""
     tid = await new_event(redis_client, Format.SWISS, 4, rounds=3)
     t = (await store.start(redis_client, tid, START)).tournament
-    for g in tn.pairings(t):
+    for g in lifecycle.pairings(t):
         t = (await store.record_result(redis_client, tid, g.id, 1.0, START)).tournament
     seen_here = await store.load(redis_client, tid)
     seen_there = await store.load(other_client, tid)
     assert seen_here is not None and seen_there is not None
     landed = await asyncio.gather(
-        store.commit_if_version(redis_client, seen_here, tn.pair_round(seen_here, START)),
-        store.commit_if_version(other_client, seen_there, tn.pair_round(seen_there, START)),
+        store.commit_if_version(redis_client, seen_here, lifecycle.pair_round(seen_here, START)),
+        store.commit_if_version(other_client, seen_there, lifecycle.pair_round(seen_there, START)),
     )
     assert sorted(landed) == [False, True]
     stored = await store.load(redis_client, tid)
@@ -127,7 +127,7 @@ async def test_two_processes_pairing_a_round_create_one_set_of_games(
 ) -> None:
     tid = await new_event(redis_client, Format.SWISS, 6, rounds=3)
     t = (await store.start(redis_client, tid, START)).tournament
-    for g in tn.pairings(t):
+    for g in lifecycle.pairings(t):
         await store.record_result(other_client, tid, g.id, 0.5, START)
     attempts = await asyncio.gather(
         *(store.pair_round(client, tid, 2, START) for client in (redis_client, other_client) * 3)
@@ -145,7 +145,7 @@ async def test_a_result_reported_twice_at_once_counts_once(
 ) -> None:
     tid = await new_event(redis_client, Format.SWISS, 4, rounds=3)
     t = (await store.start(redis_client, tid, START)).tournament
-    game = tn.pairings(t)[0]
+    game = lifecycle.pairings(t)[0]
     first, second = await asyncio.gather(
         store.record_result(redis_client, tid, game.id, 1.0, START),
         store.record_result(other_client, tid, game.id, 1.0, START),
@@ -163,7 +163,7 @@ async def test_results_survive_a_redis_restart_mid_round(
     """Redis is killed (SIGKILL) after a result is acknowledged; the result is there after."""
     tid = await new_event(redis_client, Format.KNOCKOUT, 4)
     t = (await store.start(redis_client, tid, START)).tournament
-    game = tn.pairings(t)[0]
+    game = lifecycle.pairings(t)[0]
     await store.record_result(redis_client, tid, game.id, 1.0, START)
     redis_server.restart()
     fresh = aioredis.Redis.from_url(redis_server.url)
@@ -183,7 +183,7 @@ async def test_results_survive_a_redis_restart_mid_round(
 async def test_finish_and_cancel_are_idempotent(redis_client: aioredis.Redis) -> None:
     tid = await new_event(redis_client, Format.KNOCKOUT, 2)
     t = (await store.start(redis_client, tid, START)).tournament
-    await store.record_result(redis_client, tid, tn.pairings(t)[0].id, 1.0, START)
+    await store.record_result(redis_client, tid, lifecycle.pairings(t)[0].id, 1.0, START)
     assert (await store.finish(redis_client, tid, START)).changed
     assert not (await store.finish(redis_client, tid, START + 1)).changed
     assert [row["id"] for row in await store.listed(redis_client, Status.FINISHED)] == [tid]

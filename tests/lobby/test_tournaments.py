@@ -9,18 +9,11 @@ from itertools import combinations
 
 import pytest
 
-from lobby import tournaments as tn
 from lobby.identity import Player
-from lobby.tournaments import (
-    ArenaPlayer,
-    Entrant,
-    Format,
-    Game,
-    Settings,
-    Status,
-    SwissPlayer,
-    Tournament,
-)
+from lobby.tournaments import arena, knockout, lifecycle, model, round_robin, standings, swiss
+from lobby.tournaments.arena import ArenaPlayer
+from lobby.tournaments.model import Entrant, Format, Game, Settings, Status, Step, Tournament
+from lobby.tournaments.swiss import SwissPlayer
 from protocol.errors import ErrorCode, TournamentError
 
 HOST = Player("host", "Host", guest=False)
@@ -35,9 +28,9 @@ def player(n: int) -> Player:
 def event(fmt: Format, players: int, max_players: int = 16, **extra: object) -> Tournament:
     """A tournament created at time 0 with ``players`` joined, p1 the best rated."""
     settings = Settings("osbox", fmt, START, max_players, **extra)  # type: ignore[arg-type]
-    t = tn.create("t", HOST, settings, 0.0)
+    t = lifecycle.create("t", HOST, settings, 0.0)
     for n in range(1, players + 1):
-        t = tn.join(t, player(n), 2000 - 10 * n, 0.0)
+        t = lifecycle.join(t, player(n), 2000 - 10 * n, 0.0)
     return t
 
 
@@ -98,119 +91,119 @@ def seat_balance(t: Tournament) -> Counter[str]:
 )
 def test_create_refuses_impossible_settings(settings: Settings) -> None:
     with refused(ErrorCode.IMPOSSIBLE_SETTINGS):
-        tn.create("t", HOST, settings, 0.0)
+        lifecycle.create("t", HOST, settings, 0.0)
 
 
 def test_create_accepts_the_largest_swiss_a_field_allows() -> None:
-    assert tn.create("t", HOST, Settings("osbox", Format.SWISS, START, 8, rounds=7), 0.0)
-    assert tn.create("t", HOST, Settings("osbox", Format.SWISS, START, 9, rounds=9), 0.0)
+    assert lifecycle.create("t", HOST, Settings("osbox", Format.SWISS, START, 8, rounds=7), 0.0)
+    assert lifecycle.create("t", HOST, Settings("osbox", Format.SWISS, START, 9, rounds=9), 0.0)
 
 
 def test_create_refuses_a_guest() -> None:
     with refused(ErrorCode.GUEST_CREATOR):
-        tn.create("t", GUEST, Settings("osbox", Format.KNOCKOUT, START, 8), 0.0)
+        lifecycle.create("t", GUEST, Settings("osbox", Format.KNOCKOUT, START, 8), 0.0)
 
 
 def test_join_refuses_full_guest_in_rated_twice_and_started() -> None:
     t = event(Format.KNOCKOUT, 2, max_players=2)
     with refused(ErrorCode.FULL):
-        tn.join(t, player(9), 1500, 0.0)
+        lifecycle.join(t, player(9), 1500, 0.0)
     with refused(ErrorCode.ALREADY_JOINED):
-        tn.join(event(Format.KNOCKOUT, 1), player(1), 1500, 0.0)
+        lifecycle.join(event(Format.KNOCKOUT, 1), player(1), 1500, 0.0)
     with refused(ErrorCode.GUEST_IN_RATED):
-        tn.join(event(Format.KNOCKOUT, 1), GUEST, 1500, 0.0)
+        lifecycle.join(event(Format.KNOCKOUT, 1), GUEST, 1500, 0.0)
     with refused(ErrorCode.STARTED):
-        tn.join(tn.start(t, START), player(9), 1500, START)
+        lifecycle.join(lifecycle.start(t, START), player(9), 1500, START)
 
 
 def test_a_guest_may_join_a_casual_event() -> None:
     t = event(Format.KNOCKOUT, 1, rated=False)
-    assert [e.id for e in tn.join(t, GUEST, 1500, 0.0).entrants] == ["p1", GUEST.id]
+    assert [e.id for e in lifecycle.join(t, GUEST, 1500, 0.0).entrants] == ["p1", GUEST.id]
 
 
 def test_withdraw_before_the_start_leaves_and_refuses_a_stranger() -> None:
     t = event(Format.SWISS, 3, rounds=3)
-    left = tn.withdraw(t, "p2", 0.0)
+    left = lifecycle.withdraw(t, "p2", 0.0)
     assert [e.id for e in left.entrants] == ["p1", "p3"]
     assert left.version == t.version + 1
     with refused(ErrorCode.NOT_JOINED):
-        tn.withdraw(left, "p2", 0.0)
+        lifecycle.withdraw(left, "p2", 0.0)
 
 
 def test_start_refuses_too_early_too_few_and_twice() -> None:
     t = event(Format.SWISS, 4, rounds=5, max_players=8)
     with refused(ErrorCode.TOO_EARLY):
-        tn.start(t, START - 1)
+        lifecycle.start(t, START - 1)
     with refused(ErrorCode.TOO_FEW_PLAYERS):
-        tn.start(t, START)
-    assert tn.next_step(t, START) is tn.Step.CANCEL
-    assert tn.cancel(t).status is Status.CANCELLED
-    running = tn.start(event(Format.KNOCKOUT, 2), START)
+        lifecycle.start(t, START)
+    assert lifecycle.next_step(t, START) is Step.CANCEL
+    assert lifecycle.cancel(t).status is Status.CANCELLED
+    running = lifecycle.start(event(Format.KNOCKOUT, 2), START)
     with refused(ErrorCode.STARTED):
-        tn.start(running, START)
+        lifecycle.start(running, START)
 
 
 def test_start_seeds_by_rating_then_joining_order() -> None:
     settings = Settings("osbox", Format.KNOCKOUT, START, 8)
-    t = tn.create("t", HOST, settings, 0.0)
+    t = lifecycle.create("t", HOST, settings, 0.0)
     for n, rating in ((1, 1500), (2, 1700), (3, 1500), (4, 1600)):
-        t = tn.join(t, player(n), rating, 0.0)
-    seeds = {e.id: e.seed for e in tn.start(t, START).entrants}
+        t = lifecycle.join(t, player(n), rating, 0.0)
+    seeds = {e.id: e.seed for e in lifecycle.start(t, START).entrants}
     assert seeds == {"p2": 1, "p4": 2, "p1": 3, "p3": 4}
 
 
 def test_results_are_idempotent_and_conflicts_refused() -> None:
-    t = tn.start(event(Format.SWISS, 4, rounds=3), START)
-    game = tn.pairings(t)[0]
-    once = tn.record_result(t, game.id, 1.0, START)
-    assert tn.record_result(once, game.id, 1.0, START) is once
+    t = lifecycle.start(event(Format.SWISS, 4, rounds=3), START)
+    game = lifecycle.pairings(t)[0]
+    once = lifecycle.record_result(t, game.id, 1.0, START)
+    assert lifecycle.record_result(once, game.id, 1.0, START) is once
     with refused(ErrorCode.RESULT_CONFLICT):
-        tn.record_result(once, game.id, 0.0, START)
+        lifecycle.record_result(once, game.id, 0.0, START)
     with refused(ErrorCode.UNKNOWN_GAME):
-        tn.record_result(once, "t.9.9", 1.0, START)
+        lifecycle.record_result(once, "t.9.9", 1.0, START)
     with refused(ErrorCode.BAD_RESULT):
-        tn.record_result(once, tn.pairings(t)[1].id, 2.0, START)
+        lifecycle.record_result(once, lifecycle.pairings(t)[1].id, 2.0, START)
 
 
 def test_next_round_and_finish_wait_for_every_game() -> None:
-    t = tn.start(event(Format.SWISS, 4, rounds=1), START)
+    t = lifecycle.start(event(Format.SWISS, 4, rounds=1), START)
     with refused(ErrorCode.ROUND_UNFINISHED):
-        tn.pair_round(t, START)
+        lifecycle.pair_round(t, START)
     with refused(ErrorCode.NOT_OVER):
-        tn.finish(t, START)
-    assert tn.next_step(t, START) is None
-    for g in tn.pairings(t):
-        t = tn.record_result(t, g.id, 0.5, START)
-    assert tn.next_step(t, START) is tn.Step.FINISH
+        lifecycle.finish(t, START)
+    assert lifecycle.next_step(t, START) is None
+    for g in lifecycle.pairings(t):
+        t = lifecycle.record_result(t, g.id, 0.5, START)
+    assert lifecycle.next_step(t, START) is Step.FINISH
     with refused(ErrorCode.NO_MORE_ROUNDS):
-        tn.pair_round(t, START)
-    done = tn.finish(t, START + 5)
+        lifecycle.pair_round(t, START)
+    done = lifecycle.finish(t, START + 5)
     assert done.status is Status.FINISHED and done.finished_at == START + 5
     with refused(ErrorCode.FINISHED):
-        tn.join(done, player(9), 1500, START)
+        lifecycle.join(done, player(9), 1500, START)
 
 
 def test_withdrawing_during_a_swiss_forfeits_the_game_and_skips_later_rounds() -> None:
-    t = tn.start(event(Format.SWISS, 4, rounds=3), START)
-    game = next(g for g in tn.pairings(t) if "p1" in (g.first, g.second))
-    t = tn.withdraw(t, "p1", START)
+    t = lifecycle.start(event(Format.SWISS, 4, rounds=3), START)
+    game = next(g for g in lifecycle.pairings(t) if "p1" in (g.first, g.second))
+    t = lifecycle.withdraw(t, "p1", START)
     forfeited = t.game(game.id)
     assert forfeited is not None and forfeited.forfeit
     assert forfeited.score_of("p1") == 0.0
-    for g in tn.pairings(t):
+    for g in lifecycle.pairings(t):
         if not g.is_over:
-            t = tn.record_result(t, g.id, 1.0, START)
-    t = tn.pair_round(t, START)
-    assert all("p1" not in g.pairing for g in tn.pairings(t))
-    assert [g.second is None for g in tn.pairings(t)].count(True) == 1
+            t = lifecycle.record_result(t, g.id, 1.0, START)
+    t = lifecycle.pair_round(t, START)
+    assert all("p1" not in g.pairing for g in lifecycle.pairings(t))
+    assert [g.second is None for g in lifecycle.pairings(t)].count(True) == 1
 
 
 def test_data_round_trips_through_json() -> None:
-    t = tn.start(event(Format.KNOCKOUT, 5), START)
-    t = tn.record_result(t, tn.pairings(t)[1].id, 0.5, START)
-    assert tn.from_data(json.loads(json.dumps(tn.to_data(t)))) == t
+    t = lifecycle.start(event(Format.KNOCKOUT, 5), START)
+    t = lifecycle.record_result(t, lifecycle.pairings(t)[1].id, 0.5, START)
+    assert model.from_data(json.loads(json.dumps(model.to_data(t)))) == t
     with pytest.raises(ValueError):
-        tn.from_data({"id": "t"})
+        model.from_data({"id": "t"})
 
 
 @pytest.mark.parametrize(
@@ -222,10 +215,10 @@ def test_data_with_a_number_that_is_not_finite_is_not_a_tournament(
 ) -> None:
     """What an older server may have stored reads as an error, not as an event that cannot
     be written out as JSON again."""
-    data = tn.to_data(event(Format.KNOCKOUT, 4))
+    data = model.to_data(event(Format.KNOCKOUT, 4))
     data["settings"][field] = value
     with pytest.raises(ValueError):
-        tn.from_data(json.loads(json.dumps(data)))
+        model.from_data(json.loads(json.dumps(data)))
 
 
 # --- Round robin ----------------------------------------------------------------------------
@@ -233,7 +226,7 @@ def test_data_with_a_number_that_is_not_finite_is_not_a_tournament(
 
 def test_berger_table_of_six_matches_the_published_table() -> None:
     """FIDE's Berger table for 6: rounds 1 to 5, first-named plays first."""
-    assert [tn.berger_round(6, r) for r in range(1, 6)] == [
+    assert [round_robin.berger_round(6, r) for r in range(1, 6)] == [
         [(1, 6), (2, 5), (3, 4)],
         [(6, 4), (5, 3), (1, 2)],
         [(2, 6), (3, 1), (4, 5)],
@@ -244,22 +237,22 @@ def test_berger_table_of_six_matches_the_published_table() -> None:
 
 @pytest.mark.parametrize("n", [2, 4, 6, 8, 10, 12, 16])
 def test_berger_table_meets_everyone_once_with_seats_balanced(n: int) -> None:
-    games = [pair for r in range(1, n) for pair in tn.berger_round(n, r)]
+    games = [pair for r in range(1, n) for pair in round_robin.berger_round(n, r)]
     assert sorted(tuple(sorted(p)) for p in games) == list(combinations(range(1, n + 1), 2))
     firsts = Counter(a for a, _ in games)
     assert all(abs(2 * firsts[s] - (n - 1)) == 1 for s in range(1, n + 1))
 
 
 def test_round_robin_of_five_gives_each_one_bye_and_double_swaps_seats() -> None:
-    t = tn.start(event(Format.ROUND_ROBIN, 5, double=True), START)
-    assert tn.total_rounds(t) == 10
+    t = lifecycle.start(event(Format.ROUND_ROBIN, 5, double=True), START)
+    assert lifecycle.total_rounds(t) == 10
     while True:
-        for g in tn.pairings(t):
+        for g in lifecycle.pairings(t):
             if not g.is_over:
-                t = tn.record_result(t, g.id, 1.0, START)
-        if tn.next_step(t, START) is not tn.Step.PAIR:
+                t = lifecycle.record_result(t, g.id, 1.0, START)
+        if lifecycle.next_step(t, START) is not Step.PAIR:
             break
-        t = tn.pair_round(t, START)
+        t = lifecycle.pair_round(t, START)
     byes = Counter(g.first for g in t.games if g.is_bye)
     assert byes == {f"p{n}": 2 for n in range(1, 6)}
     seated = Counter(g.pairing for g in t.games if not g.is_bye)
@@ -271,21 +264,21 @@ def test_round_robin_of_five_gives_each_one_bye_and_double_swaps_seats() -> None
 def test_round_robin_withdrawal_forfeits_every_remaining_game() -> None:
     """p4 leaves during round 1 of a four-player round robin: that game and p4's games in
     rounds 2 and 3 go to the opponents by forfeit, without rooms, and stay out of tie-breaks."""
-    t = tn.start(event(Format.ROUND_ROBIN, 4), START)
-    t = tn.withdraw(t, "p4", START)
+    t = lifecycle.start(event(Format.ROUND_ROBIN, 4), START)
+    t = lifecycle.withdraw(t, "p4", START)
     for _round in (2, 3):
-        for g in tn.pairings(t):
+        for g in lifecycle.pairings(t):
             if not g.is_over:
-                t = tn.record_result(t, g.id, 0.5, START)
+                t = lifecycle.record_result(t, g.id, 0.5, START)
         before = t
-        t = tn.pair_round(t, START)
-        forfeits = [g for g in tn.pairings(t) if g.forfeit]
+        t = lifecycle.pair_round(t, START)
+        forfeits = [g for g in lifecycle.pairings(t) if g.forfeit]
         assert len(forfeits) == 1 and forfeits[0].score_of("p4") == 0.0
-        assert all("p4" not in g.pairing for g in tn.games_to_open(before, t))
-    for g in tn.pairings(t):
+        assert all("p4" not in g.pairing for g in lifecycle.games_to_open(before, t))
+    for g in lifecycle.pairings(t):
         if not g.is_over:
-            t = tn.record_result(t, g.id, 0.5, START)
-    table = {s.player: s for s in tn.standings(tn.finish(t, START))}
+            t = lifecycle.record_result(t, g.id, 0.5, START)
+    table = {s.player: s for s in standings.standings(lifecycle.finish(t, START))}
     assert table["p4"].score == 0.0 and table["p4"].withdrawn
     assert {table[p].score for p in ("p1", "p2", "p3")} == {2.0}
     assert {dict(table[p].tiebreaks)["sonneborn_berger"] for p in ("p1", "p2", "p3")} == {2.0}
@@ -299,7 +292,7 @@ def test_sonneborn_berger_on_a_worked_round_robin() -> None:
     and half of each drawn one: A = D 1 + B 2/2 = 2; B = C 1.5/2 + A 1.5/2 + D 1 = 2.5;
     C = B 2/2 + A 1.5 = 2.5; D = C 1.5. So C (SB 2.5) ranks above A (SB 2) at 1.5 points.
     """
-    t = tn.start(event(Format.ROUND_ROBIN, 4), START)
+    t = lifecycle.start(event(Format.ROUND_ROBIN, 4), START)
     results: dict[int, dict[tuple[str, str | None], float]] = {
         1: {("p1", "p4"): 1.0, ("p2", "p3"): 0.5},
         2: {("p4", "p3"): 1.0, ("p1", "p2"): 0.5},
@@ -307,11 +300,13 @@ def test_sonneborn_berger_on_a_worked_round_robin() -> None:
     }
     for number in (1, 2, 3):
         if number > 1:
-            t = tn.pair_round(t, START)
-        assert {g.pairing for g in tn.pairings(t)} == set(results[number])
-        for g in tn.pairings(t):
-            t = tn.record_result(t, g.id, results[number][(g.first, g.second)], START)
-    table = [(s.player, s.score, dict(s.tiebreaks)["sonneborn_berger"]) for s in tn.standings(t)]
+            t = lifecycle.pair_round(t, START)
+        assert {g.pairing for g in lifecycle.pairings(t)} == set(results[number])
+        for g in lifecycle.pairings(t):
+            t = lifecycle.record_result(t, g.id, results[number][(g.first, g.second)], START)
+    table = [
+        (s.player, s.score, dict(s.tiebreaks)["sonneborn_berger"]) for s in standings.standings(t)
+    ]
     assert table == [("p2", 2.0, 2.5), ("p3", 1.5, 2.5), ("p1", 1.5, 2.0), ("p4", 1.0, 1.5)]
 
 
@@ -320,7 +315,7 @@ def test_sonneborn_berger_on_a_worked_round_robin() -> None:
 
 def test_swiss_pairs_equal_scores_top_half_against_bottom_half() -> None:
     players = [SwissPlayer(f"s{n}", 1.0 if n <= 4 else 0.0, n) for n in range(1, 9)]
-    pairs = {frozenset(p) for p in tn.swiss_pairings(players)}
+    pairs = {frozenset(p) for p in swiss.swiss_pairings(players)}
     assert pairs == {frozenset(p) for p in (("s1", "s3"), ("s2", "s4"), ("s5", "s7"), ("s6", "s8"))}
 
 
@@ -333,7 +328,7 @@ def test_swiss_avoids_a_rematch_even_against_unequal_scores() -> None:
         SwissPlayer("C", 0.0, 3, frozenset("AD"), 0, 1),
         SwissPlayer("D", 1.0, 4, frozenset("BC"), 0, -1),
     ]
-    assert {frozenset(p) for p in tn.swiss_pairings(players)} == {
+    assert {frozenset(p) for p in swiss.swiss_pairings(players)} == {
         frozenset("AD"),
         frozenset("BC"),
     }
@@ -341,7 +336,7 @@ def test_swiss_avoids_a_rematch_even_against_unequal_scores() -> None:
 
 def test_swiss_pairs_a_rematch_only_when_it_cannot_be_avoided() -> None:
     players = [SwissPlayer("A", 1.0, 1, frozenset("B")), SwissPlayer("B", 0.0, 2, frozenset("A"))]
-    assert tn.swiss_pairings(players) == [("A", "B")]
+    assert swiss.swiss_pairings(players) == [("A", "B")]
 
 
 def test_swiss_balances_seats_within_a_score_group() -> None:
@@ -351,7 +346,7 @@ def test_swiss_balances_seats_within_a_score_group() -> None:
         SwissPlayer(f"s{n}", 1.0, n, frozenset({f"x{n}"}), 1 if n % 2 else -1, 1 if n % 2 else -1)
         for n in range(1, 5)
     ]
-    pairs = tn.swiss_pairings(players)
+    pairs = swiss.swiss_pairings(players)
     assert len(pairs) == 2
     for first, second in pairs:
         assert first in ("s2", "s4") and second in ("s1", "s3")
@@ -359,30 +354,30 @@ def test_swiss_balances_seats_within_a_score_group() -> None:
 
 def test_swiss_gives_the_bye_to_the_lowest_ranked_player_without_one() -> None:
     players = [SwissPlayer(f"s{n}", 0.0, n) for n in range(1, 6)]
-    assert tn.swiss_pairings(players)[-1] == ("s5", None)
+    assert swiss.swiss_pairings(players)[-1] == ("s5", None)
     players[4] = SwissPlayer("s5", 0.0, 5, had_bye=True)
-    assert tn.swiss_pairings(players)[-1] == ("s4", None)
+    assert swiss.swiss_pairings(players)[-1] == ("s4", None)
 
 
 def test_swiss_of_seven_players_and_three_rounds_to_final_standings() -> None:
     """The higher seed wins every game; byes go to three different players, nobody meets
     twice, seats end balanced within one, and the standings follow score then Buchholz."""
-    t = tn.start(event(Format.SWISS, 7, rounds=3), START)
+    t = lifecycle.start(event(Format.SWISS, 7, rounds=3), START)
     while True:
-        for g in tn.pairings(t):
+        for g in lifecycle.pairings(t):
             if not g.is_over:
                 assert g.second is not None
-                t = tn.record_result(t, g.id, 1.0 if g.first < g.second else 0.0, START)
-        if tn.next_step(t, START) is not tn.Step.PAIR:
+                t = lifecycle.record_result(t, g.id, 1.0 if g.first < g.second else 0.0, START)
+        if lifecycle.next_step(t, START) is not Step.PAIR:
             break
-        t = tn.pair_round(t, START)
-    t = tn.finish(t, START)
+        t = lifecycle.pair_round(t, START)
+    t = lifecycle.finish(t, START)
     byes = [g.first for g in t.games if g.is_bye]
     assert len(byes) == 3 == len(set(byes))
     met = [frozenset(g.pairing) for g in t.games if not g.is_bye]
     assert len(met) == 9 == len(set(met))
     assert all(abs(b) <= 1 for b in seat_balance(t).values())
-    table = tn.standings(t)
+    table = standings.standings(t)
     assert table[0].player == "p1" and table[0].score == 3.0
     keys = [(-s.score, *(-v for _, v in s.tiebreaks)) for s in table]
     assert keys == sorted(keys)
@@ -424,7 +419,7 @@ def test_buchholz_and_median_buchholz_on_a_worked_swiss() -> None:
         games,
         round=3,
     )
-    table = [(s.player, s.score, *(v for _, v in s.tiebreaks)) for s in tn.standings(t)]
+    table = [(s.player, s.score, *(v for _, v in s.tiebreaks)) for s in standings.standings(t)]
     assert table == [
         ("A", 2.5, 5.0, 2.0),
         ("C", 2.0, 5.0, 1.5),
@@ -433,7 +428,7 @@ def test_buchholz_and_median_buchholz_on_a_worked_swiss() -> None:
         ("D", 1.0, 4.5, 2.0),
         ("E", 0.0, 4.5, 1.5),
     ]
-    cross = tn.crosstable(t)
+    cross = standings.crosstable(t)
     rows = {row["id"]: row for row in cross["players"]}
     assert [(g["round"], g["opponent"], g["seat"], g["score"]) for g in rows["C"]["games"]] == [
         (1, "F", "first", 0.5),
@@ -447,9 +442,9 @@ def test_buchholz_and_median_buchholz_on_a_worked_swiss() -> None:
 
 
 def test_knockout_brackets_give_byes_to_the_top_seeds() -> None:
-    assert tn.knockout_bracket(5) == [(1, None), (4, 5), (2, None), (3, None)]
-    assert tn.knockout_bracket(8) == [(1, 8), (4, 5), (2, 7), (3, 6)]
-    assert tn.knockout_bracket(13) == [
+    assert knockout.knockout_bracket(5) == [(1, None), (4, 5), (2, None), (3, None)]
+    assert knockout.knockout_bracket(8) == [(1, 8), (4, 5), (2, 7), (3, 6)]
+    assert knockout.knockout_bracket(13) == [
         (1, None),
         (8, 9),
         (4, 13),
@@ -464,33 +459,33 @@ def test_knockout_brackets_give_byes_to_the_top_seeds() -> None:
 def test_knockout_of_five_with_a_drawn_game_replayed_to_final_standings() -> None:
     """Round 1: seeds 1-3 have byes, 4 meets 5 and draws, then 5 wins the replay (colours
     swapped). Round 2: 1 beats 5, 2 loses to 3. Final: 3 beats 1."""
-    t = tn.start(event(Format.KNOCKOUT, 5), START)
-    assert tn.total_rounds(t) == 3
-    assert [g.pairing for g in tn.pairings(t)] == [
+    t = lifecycle.start(event(Format.KNOCKOUT, 5), START)
+    assert lifecycle.total_rounds(t) == 3
+    assert [g.pairing for g in lifecycle.pairings(t)] == [
         ("p1", None),
         ("p4", "p5"),
         ("p2", None),
         ("p3", None),
     ]
-    t = tn.record_result(t, "t.1.2", 0.5, START)
+    t = lifecycle.record_result(t, "t.1.2", 0.5, START)
     replay = t.game("t.1.2.1")
     assert replay is not None and replay.pairing == ("p5", "p4")
-    assert tn.next_step(t, START) is None
-    t = tn.record_result(t, "t.1.2.1", 1.0, START)
-    t = tn.pair_round(t, START)
-    assert {frozenset(g.pairing) for g in tn.pairings(t)} == {
+    assert lifecycle.next_step(t, START) is None
+    t = lifecycle.record_result(t, "t.1.2.1", 1.0, START)
+    t = lifecycle.pair_round(t, START)
+    assert {frozenset(g.pairing) for g in lifecycle.pairings(t)} == {
         frozenset(("p1", "p5")),
         frozenset(("p2", "p3")),
     }
-    for g in tn.pairings(t):
+    for g in lifecycle.pairings(t):
         winner = "p1" if "p1" in g.pairing else "p3"
-        t = tn.record_result(t, g.id, 1.0 if g.first == winner else 0.0, START)
-    t = tn.pair_round(t, START)
-    (final,) = tn.pairings(t)
-    t = tn.record_result(t, final.id, 1.0 if final.first == "p3" else 0.0, START)
-    assert tn.next_step(t, START) is tn.Step.FINISH
-    t = tn.finish(t, START)
-    assert [(s.player, s.score) for s in tn.standings(t)] == [
+        t = lifecycle.record_result(t, g.id, 1.0 if g.first == winner else 0.0, START)
+    t = lifecycle.pair_round(t, START)
+    (final,) = lifecycle.pairings(t)
+    t = lifecycle.record_result(t, final.id, 1.0 if final.first == "p3" else 0.0, START)
+    assert lifecycle.next_step(t, START) is Step.FINISH
+    t = lifecycle.finish(t, START)
+    assert [(s.player, s.score) for s in standings.standings(t)] == [
         ("p3", 3.0),
         ("p1", 2.0),
         ("p2", 1.0),
@@ -500,25 +495,25 @@ def test_knockout_of_five_with_a_drawn_game_replayed_to_final_standings() -> Non
 
 
 def test_knockout_match_drawn_every_time_goes_to_the_higher_seed() -> None:
-    t = tn.start(event(Format.KNOCKOUT, 2), START)
+    t = lifecycle.start(event(Format.KNOCKOUT, 2), START)
     game_id = "t.1.1"
-    for replay in range(tn.KNOCKOUT_MAX_GAMES):
-        t = tn.record_result(t, game_id, 0.5, START)
+    for replay in range(knockout.KNOCKOUT_MAX_GAMES):
+        t = lifecycle.record_result(t, game_id, 0.5, START)
         game_id = f"t.1.1.{replay + 1}"
-    assert len(t.games) == tn.KNOCKOUT_MAX_GAMES
-    t = tn.finish(t, START)
-    assert tn.standings(t)[0].player == "p1"
+    assert len(t.games) == knockout.KNOCKOUT_MAX_GAMES
+    t = lifecycle.finish(t, START)
+    assert standings.standings(t)[0].player == "p1"
 
 
 def test_knockout_withdrawal_hands_the_opponent_a_walkover() -> None:
-    t = tn.start(event(Format.KNOCKOUT, 4), START)
-    t = tn.withdraw(t, "p4", START)
-    walkover = next(g for g in tn.pairings(t) if "p4" in g.pairing)
+    t = lifecycle.start(event(Format.KNOCKOUT, 4), START)
+    t = lifecycle.withdraw(t, "p4", START)
+    walkover = next(g for g in lifecycle.pairings(t) if "p4" in g.pairing)
     assert walkover.forfeit and walkover.score_of("p1") == 1.0
-    other = next(g for g in tn.pairings(t) if not g.is_over)
-    t = tn.record_result(t, other.id, 1.0, START)
-    t = tn.pair_round(t, START)
-    assert "p1" in tn.pairings(t)[0].pairing
+    other = next(g for g in lifecycle.pairings(t) if not g.is_over)
+    t = lifecycle.record_result(t, other.id, 1.0, START)
+    t = lifecycle.pair_round(t, START)
+    assert "p1" in lifecycle.pairings(t)[0].pairing
 
 
 # --- Arena ----------------------------------------------------------------------------------
@@ -526,8 +521,8 @@ def test_knockout_withdrawal_hands_the_opponent_a_walkover() -> None:
 
 def test_arena_points_double_while_on_fire() -> None:
     """Win 2, win 2, then on fire: win 4, draw 2 (ends the streak), win 2, loss 0 = 12."""
-    assert tn.arena_points([1.0, 1.0, 1.0, 0.5, 1.0, 0.0]) == 12
-    assert tn.arena_points([0.5, 0.0, 1.0]) == 3
+    assert arena.arena_points([1.0, 1.0, 1.0, 0.5, 1.0, 0.0]) == 12
+    assert arena.arena_points([0.5, 0.0, 1.0]) == 3
 
 
 def test_arena_pairing_never_repeats_the_last_opponent() -> None:
@@ -536,29 +531,29 @@ def test_arena_pairing_never_repeats_the_last_opponent() -> None:
         ArenaPlayer("b", 9, 2, last_opponent="a"),
         ArenaPlayer("c", 2, 3),
     ]
-    assert tn.arena_pairings(waiting) == [("a", "c")]
-    assert tn.arena_pairings(waiting[:2]) == []
+    assert arena.arena_pairings(waiting) == [("a", "c")]
+    assert arena.arena_pairings(waiting[:2]) == []
 
 
 def test_arena_pairs_finishers_at_once_and_closes_with_the_window() -> None:
-    t = tn.start(event(Format.ARENA, 4, duration=600.0), START)
-    first_games = tn.pairings(t)
+    t = lifecycle.start(event(Format.ARENA, 4, duration=600.0), START)
+    first_games = lifecycle.pairings(t)
     assert len(first_games) == 2
-    t = tn.record_result(t, first_games[0].id, 1.0, START + 10)
-    assert len(tn.pairings(t)) == 2, "the two finishers met last: they wait"
-    t = tn.record_result(t, first_games[1].id, 1.0, START + 20)
-    new = [g for g in tn.pairings(t) if not g.is_over]
+    t = lifecycle.record_result(t, first_games[0].id, 1.0, START + 10)
+    assert len(lifecycle.pairings(t)) == 2, "the two finishers met last: they wait"
+    t = lifecycle.record_result(t, first_games[1].id, 1.0, START + 20)
+    new = [g for g in lifecycle.pairings(t) if not g.is_over]
     assert len(new) == 2
     assert {frozenset(g.pairing) for g in new}.isdisjoint(
         {frozenset(g.pairing) for g in first_games}
     )
-    late = tn.join(t, player(5), 1500, START + 30)
+    late = lifecycle.join(t, player(5), 1500, START + 30)
     assert late.entrant("p5") is not None
     for g in new:
-        t = tn.record_result(t, g.id, 0.5, START + 700)
+        t = lifecycle.record_result(t, g.id, 0.5, START + 700)
     assert all(g.is_over for g in t.games), "no game starts after the window closes"
-    assert tn.next_step(t, START + 700) is tn.Step.FINISH
-    t = tn.finish(t, START + 700)
-    table = tn.standings(t)
+    assert lifecycle.next_step(t, START + 700) is Step.FINISH
+    t = lifecycle.finish(t, START + 700)
+    table = standings.standings(t)
     assert [s.score for s in table] == sorted((s.score for s in table), reverse=True)
     assert table[0].score == 3.0 and dict(table[0].tiebreaks)["performance"] > 0
