@@ -81,12 +81,7 @@ async def register(request: Request) -> Response:
     try:
         body = await read_body(request, Credentials)
         account = await account_store.register(
-            runtime.client,
-            body.name,
-            body.password,
-            now,
-            pool=runtime.hash_pool,
-            gates=[window],
+            runtime.client, body.name, body.password, now, pool=runtime.hash_pool, gates=[window]
         )
     except ClientError as error:
         return error_response(error)

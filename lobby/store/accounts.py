@@ -19,13 +19,7 @@ import secrets
 from collections.abc import Sequence
 
 from lobby import accounts, attempt_store
-from lobby.accounts import (
-    DEFAULT_LOGIN_LIMITS,
-    DEFAULT_SCRYPT,
-    Account,
-    LoginLimits,
-    ScryptParams,
-)
+from lobby.accounts import DEFAULT_LOGIN_LIMITS, DEFAULT_SCRYPT, Account, LoginLimits, ScryptParams
 from lobby.attempt_store import Delay, Gate, Window
 from lobby.identity import Player
 from lobby.store import connections
@@ -144,10 +138,7 @@ async def make_bot(redis: Redis, player: Player) -> Account:
     if player.guest:
         raise CannotBeBotError("a guest cannot be a bot: register an account for the program")
     done = await redis.eval(
-        _MAKE_BOT,
-        2,
-        _ACCOUNTS_KEY + accounts.name_key(player.name),
-        history_key(player.id),
+        _MAKE_BOT, 2, _ACCOUNTS_KEY + accounts.name_key(player.name), history_key(player.id)
     )
     if done == -1:
         raise CannotBeBotError(

@@ -188,10 +188,7 @@ async def store_accepted(redis: Redis, challenge: Challenge) -> Challenge:
     """Store a challenge accepted as it was made (a rematch, a quick pairing) once under its
     id and announce it; returns the one stored first when the id was taken already."""
     stored = await redis.set(
-        _challenge_key(challenge.id),
-        dump(challenge.to_data()),
-        nx=True,
-        ex=CLOSED_CHALLENGE_TTL,
+        _challenge_key(challenge.id), dump(challenge.to_data()), nx=True, ex=CLOSED_CHALLENGE_TTL
     )
     if not stored:
         return await get_challenge(redis, challenge.id)

@@ -55,11 +55,7 @@ async def heartbeat(
 
 
 async def move_connection(
-    redis: Redis,
-    connection_id: ConnectionId,
-    where: str,
-    now: float,
-    ttl: float = HEARTBEAT_TTL,
+    redis: Redis, connection_id: ConnectionId, where: str, now: float, ttl: float = HEARTBEAT_TTL
 ) -> Presence | None:
     """Move a connection to the lobby or a room; returns (and announces) the presence.
 

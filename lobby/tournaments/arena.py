@@ -15,12 +15,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from lobby.identity import PlayerId
-from lobby.tournaments.model import (
-    Game,
-    Status,
-    Tournament,
-    bump,
-)
+from lobby.tournaments.model import Game, Status, Tournament, bump
 
 MAX_ARENA_SECONDS = 24 * 3600.0
 """The longest an arena may run."""

@@ -11,11 +11,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from lobby.identity import PlayerId
-from lobby.tournaments.model import (
-    Game,
-    Pairing,
-    Tournament,
-)
+from lobby.tournaments.model import Game, Pairing, Tournament
 
 KNOCKOUT_MAX_GAMES = 4
 """A knockout match is at most this many games; if all are drawn the higher seed goes through."""

@@ -6,10 +6,7 @@ opponent has a bye that scores 0 (everyone gets exactly one). Tie-break: Sonnebo
 
 from __future__ import annotations
 
-from lobby.tournaments.model import (
-    Pairing,
-    Tournament,
-)
+from lobby.tournaments.model import Pairing, Tournament
 
 ROUND_ROBIN_MAX_PLAYERS = 32
 

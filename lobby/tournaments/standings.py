@@ -16,12 +16,7 @@ from typing import Any
 from lobby.identity import PlayerId
 from lobby.tournaments.arena import arena_points
 from lobby.tournaments.knockout import knockout_rounds_won
-from lobby.tournaments.model import (
-    Entrant,
-    Format,
-    Game,
-    Tournament,
-)
+from lobby.tournaments.model import Entrant, Format, Game, Tournament
 
 
 @dataclass(frozen=True, slots=True)

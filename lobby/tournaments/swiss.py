@@ -26,10 +26,7 @@ from dataclasses import dataclass, field
 import networkx as nx  # type: ignore[import-untyped]
 
 from lobby.identity import PlayerId
-from lobby.tournaments.model import (
-    Pairing,
-    Tournament,
-)
+from lobby.tournaments.model import Pairing, Tournament
 
 
 @dataclass(frozen=True, slots=True)
