@@ -3,10 +3,15 @@ preferred, and how much each move played cost its player.
 
 A game's record is replayed through the rules; every position gets a search of a fixed number
 of playouts (the tree search of :mod:`bots.mcts`, whose root is set up here as its
-``choose_move`` does), which estimates the chance of the player to move: the visited-most
-root move's wins, smoothed as (wins + 1) / (playouts + 2), so that no estimate claims a
-certainty it has not proved.  Only proofs give 1 or 0: a move that wins at once is worth 1,
-and a position where every move loses at once, or lets the opponent win at once, is worth 0.
+``choose_move`` does), which estimates the chance of the player to move: their share of the
+wins over all the root's playouts, smoothed as (wins + 1) / (playouts + 2), so that no
+estimate claims a certainty it has not proved.  (The visited-most move's own share, read
+from a few playouts each, gave the side to move the best of several noisy readings: every
+position looked better for its mover than the next, and every move a blunder.  The mean
+over the search leans the other way, so drops are if anything understated.)  The move it
+prefers is still the visited-most one.  Only proofs give 1 or 0: a move that wins at once
+is worth 1, and a position where every move loses at once, or lets the opponent win at
+once, is worth 0.
 Chances are the *players'*, not the colours' (the swap exchanges colours, not players): the
 graph shows the chance of the player who made the first move.
 
@@ -170,7 +175,9 @@ def evaluate(game: GameRules, state: Any, rng: random.Random, playouts: int) -> 
             return Evaluation(0.5, root.pending[-1][0])
         return Evaluation(0.0, root.children[0].move)
     chosen = max(sound, key=lambda child: (child.visits, child.wins))
-    return Evaluation((chosen.wins + 1) / (chosen.visits + 2), chosen.move)
+    wins = sum(child.wins for child in root.children)
+    visits = sum(child.visits for child in root.children)
+    return Evaluation((wins + 1) / (visits + 2), chosen.move)
 
 
 def mark_of(drop: float) -> str | None:

@@ -152,9 +152,11 @@ class AnalysisPanel {
     const entry = this.plies[ply - 1];
     const who = this.firstName();
     if (entry === undefined) return `Winning chance of ${who} (who moved first) after each move; click the graph to see a move.`;
-    let text = `After move ${ply} ${entry.move}${SYMBOLS[entry.mark] ?? ""}: ${who} ${percent(entry.chance)}.`;
+    let text = `After move ${ply} ${entry.move}${SYMBOLS[entry.mark] ?? ""}, ${who} has a ${percent(entry.chance)} winning chance.`;
     if (entry.mark) text += ` This move was ${WORDS[entry.mark]} (it cost ${Math.round(entry.drop * 100)}% winning chance).`;
-    if (entry.best !== null && entry.best !== undefined) text += ` Better: ${entry.best}.`;
+    // A move that cost nothing is as good as the one the search happened to prefer.
+    if (entry.best && entry.mark) text += ` Better: ${entry.best}.`;
+    else if (entry.best && entry.drop > 0) text += ` The computer preferred ${entry.best}.`;
     return text;
   }
 

@@ -353,8 +353,8 @@ class RoomPage {
     this.scoreLine.textContent = scores && this.game?.SCORES?.title ? `${this.game.SCORES.title}: ${scores}` : scores;
     this.noticeLine.textContent = this.notice;
     this.spectators.textContent = `${doc.spectators} watching`;
+    this.analysis.render(doc, this.viewPly); // first: its height decides what the moves show
     this.renderMoves();
-    this.analysis.render(doc, this.viewPly);
     const playing = seat !== null && doc.outcome === null;
     const myTurn = playing && doc.to_move === seat;
     this.swapButton.hidden = !(myTurn && (doc.data.legal ?? []).includes(SWAP));
