@@ -24,8 +24,10 @@ ply.  Pure: imports ``rules`` and the search helpers of :mod:`bots.mcts`; no I/O
 
 from __future__ import annotations
 
+import math
 import random
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -37,6 +39,10 @@ from rules.pie import is_swap
 PLAYOUTS = 200
 """Playouts per position: about the budget of the bots' easy levels, enough to tell a won
 position from a lost one; a finer reading would cost every game many times longer."""
+POSITION_SECONDS = 1.0
+"""Time one position's search may take at most, whatever its playouts (the analysts pass it):
+a playout of Ankor's default board, whose cubes wander for hundreds of plies, costs many
+times one of Osbox.  Where it binds, the analysis is no longer the same from run to run."""
 MAX_PLIES = 400
 """Plies analysed at most (the first ones); longer games are rare and cost the most."""
 THRESHOLDS = (("blunder", 0.30), ("mistake", 0.20), ("inaccuracy", 0.10))
@@ -91,8 +97,12 @@ def analyse_record(
     moves: Sequence[str],
     seed: str = "",
     playouts: int = PLAYOUTS,
+    seconds: float | None = None,
+    clock: Callable[[], float] = time.monotonic,
 ) -> list[PlyAnalysis]:
-    """The analysis of each of the first :data:`MAX_PLIES` moves of a game's record.
+    """The analysis of each of the first :data:`MAX_PLIES` moves of a game's record, each
+    position searched by ``playouts`` playouts or for ``seconds`` (if given), whichever
+    ends first.
 
     Raises ValueError if the game is unknown, the options are invalid or a move does not
     replay (the message names the move).
@@ -110,7 +120,7 @@ def analyse_record(
         played.append(move)
         positions.append(state)
     evaluations = [
-        evaluate(game, position, random.Random(f"{seed}:{ply}"), playouts)
+        evaluate(game, position, random.Random(f"{seed}:{ply}"), playouts, seconds, clock)
         for ply, position in enumerate(positions)
     ]
     holders = [0, 1]  # the player (0: the one who moved first) holding each colour
@@ -141,12 +151,20 @@ def analyse_record(
     return plies
 
 
-def evaluate(game: GameRules, state: Any, rng: random.Random, playouts: int) -> Evaluation:
+def evaluate(
+    game: GameRules,
+    state: Any,
+    rng: random.Random,
+    playouts: int,
+    seconds: float | None = None,
+    clock: Callable[[], float] = time.monotonic,
+) -> Evaluation:
     """The chance of the player to move in ``state`` and the move the search prefers.
 
     A finished game is worth its outcome to the seat that would move next (by convention
     the first seat; callers read it through :func:`_player_chance`).
     """
+    deadline = math.inf if seconds is None else clock() + seconds
     mover = game.to_move(state)
     if mover is None:
         return Evaluation(0.5, None)
@@ -168,6 +186,8 @@ def evaluate(game: GameRules, state: Any, rng: random.Random, playouts: int) -> 
     root = _Node(None, state, None)
     root.pending = list(candidates)
     for _ in range(playouts):
+        if clock() >= deadline:
+            break
         _iterate(game, root, rng)
     sound = [child for child in root.children if not child.refuted]
     if not sound:

@@ -18,7 +18,7 @@ import time
 
 import redis
 
-from bots.analysis import PLAYOUTS, analyse_record
+from bots.analysis import PLAYOUTS, POSITION_SECONDS, analyse_record
 from lobby.store import analyses
 
 log = logging.getLogger("bots.analyst")
@@ -31,7 +31,9 @@ NICENESS = 10
 def analyse_job(job: analyses.AnalysisJob, playouts: int) -> dict[str, object]:
     """The entry to store for ``job``: the analysis, or the reason it failed."""
     try:
-        plies = analyse_record(job.game, job.options, job.moves, job.room, playouts)
+        plies = analyse_record(
+            job.game, job.options, job.moves, job.room, playouts, seconds=POSITION_SECONDS
+        )
     except ValueError as error:
         return {"status": "failed", "message": str(error), "plies": []}
     return {"status": "done", "plies": [p.to_data() for p in plies]}

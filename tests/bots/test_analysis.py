@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from bots.analysis import THRESHOLDS, analyse_record, mark_of
+from bots.analysis import THRESHOLDS, analyse_record, evaluate, mark_of
 from rules import find_game
 from rules.api import GameRules
 
@@ -125,3 +125,13 @@ def _losing_move(game: GameRules, state: Any, legal: list[Any], wins: list[Any])
             return move
     draws = (m for m in legal if m not in wins and game.to_move(game.play(state, m)) is None)
     return next(draws, None)
+
+
+def test_a_search_stops_at_its_time_limit_and_still_answers() -> None:
+    """A position past its time gets no playout: an even chance and a legal move."""
+    game = find_game("boche")
+    state = game.new_game(game.parse_options(GAMES["boche"]))
+    ticks = iter(range(1_000_000))
+    found = evaluate(game, state, random.Random(1), 10_000, seconds=0.5, clock=lambda: next(ticks))
+    assert found.chance == 0.5
+    assert found.best in set(game.legal_moves(state))
