@@ -50,3 +50,11 @@ async def test_a_finished_game_shows_its_analysis_graph_and_marks(
     better = (await detail.inner_text()).rsplit("Better: ", 1)[1].rstrip(".")
     assert better in winning
     await page.locator(".moves-box").screenshot(path=artifacts / "analysis-blunder.png")
+
+    # A page opened later shows the analysis at once, on a phone too.
+    phone = await open_page(f"/#/room/{room}", second, phone=True)
+    await expect(phone.locator(".analysis-chart .chart-hit")).to_have_count(len(moves))
+    await expect(phone.locator(".analysis-request")).to_be_hidden()
+    await expect(phone.locator(f'.moves .move[data-ply="{blunder_ply}"] .mark')).to_have_text("??")
+    await phone.locator(".analysis").scroll_into_view_if_needed()
+    await phone.screenshot(path=artifacts / "analysis-phone.png")

@@ -22,7 +22,7 @@ from lobby.store import analyses
 from rules import find_game
 from tests.bots.test_analysis import planted_blunder
 from tests.conftest import RedisServer
-from tests.e2e.conftest import ROOT, RunningServer, connect, make_room, token_for
+from tests.e2e.conftest import ROOT, SECRET, RunningServer, connect, make_room, token_for
 
 GAME, OPTIONS = "boche", "-size=4"
 
@@ -137,3 +137,28 @@ async def test_analysis_refuses_unknown_rooms_and_a_full_queue(
     assert status == 429 and answer["code"] == "rate_limited"
     assert await asyncio.to_thread(call, url) == (200, {"status": "none", "plies": []})
     assert await redis_client.llen(analyses.QUEUE) == analyses.MAX_QUEUED
+
+
+async def test_the_bot_pool_runs_an_analyst(
+    app_server: RunningServer, redis_server: RedisServer, redis_client: aioredis.Redis
+) -> None:
+    moves, blunder_ply, _ = planted_blunder(find_game(GAME), OPTIONS)
+    first, second = new_guest(), new_guest()
+    room = await make_room(redis_client, first, second, game=GAME, options=OPTIONS)
+    await play_record(app_server, room, [first, second], moves)
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "SESSION_SECRET": SECRET.decode()}
+    command = [sys.executable, "-m", "bots", "--workers", "0", "--analysts", "1"]
+    command += ["--server", app_server.base_url, "--redis", redis_server.url]
+    pool = subprocess.Popen(command, cwd=ROOT, env=env)
+    try:
+        url = f"{app_server.base_url}/api/rooms/{room}/analysis"
+        status, answer = await asyncio.to_thread(call, url, "POST", token_for(first))
+        assert status == 200
+        async with asyncio.timeout(60):
+            while answer["status"] != "done":
+                await asyncio.sleep(0.2)
+                status, answer = await asyncio.to_thread(call, url)
+        assert answer["plies"][blunder_ply - 1]["mark"] == "blunder"
+    finally:
+        pool.terminate()
+        pool.wait(20)
