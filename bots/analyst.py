@@ -2,10 +2,10 @@
 
 It takes the oldest job of :mod:`lobby.store.analyses`, replays and searches the game with
 :mod:`bots.analysis` (one core, at a low CPU priority like the bot workers), and stores the
-result for the room; a record that does not replay is stored as failed, with the reason.  The
-bot pool (``python -m bots``) starts one beside its workers; more may run on one Redis, each
-job going to one of them.  It stops when the process that started it is gone (``--parent``).
-Imports bots and redis.
+result for the room; a record that does not replay (or any other failure) is stored as
+failed, with the reason.  The bot pool (``python -m bots``) starts one beside its workers;
+more may run on one Redis, each job going to one of them.  It stops when the process that
+started it is gone (``--parent``).  Imports bots, the analyses' store and redis.
 """
 
 from __future__ import annotations
@@ -51,7 +51,11 @@ def serve(client: redis.Redis, playouts: int, parent: int | None) -> None:
             log.exception("dropped a job that is not one: %r", raw)
             continue
         started = time.monotonic()
-        entry = analyse_job(job, playouts)
+        try:
+            entry = analyse_job(job, playouts)
+        except Exception:  # a bug must not leave the room queued until its entry expires
+            log.exception("room %s: the analysis failed", job.room)
+            entry = {"status": "failed", "message": "the analysis failed", "plies": []}
         analyses.store(client, job.room, entry)
         seconds = time.monotonic() - started
         log.info("room %s analysed (%s) in %.1f s", job.room, entry["status"], seconds)

@@ -8,6 +8,8 @@ from typing import Any
 import pytest
 
 from bots.analysis import THRESHOLDS, analyse_record, evaluate, mark_of
+from bots.analyst import analyse_job
+from lobby.store.analyses import AnalysisJob
 from rules import find_game
 from rules.api import GameRules
 
@@ -135,3 +137,12 @@ def test_a_search_stops_at_its_time_limit_and_still_answers() -> None:
     found = evaluate(game, state, random.Random(1), 10_000, seconds=0.5, clock=lambda: next(ticks))
     assert found.chance == 0.5
     assert found.best in set(game.legal_moves(state))
+
+
+def test_an_analyst_stores_a_record_that_does_not_replay_as_failed() -> None:
+    job = AnalysisJob("r1", "osbox", "", ("a5", "zz9"))
+    entry = analyse_job(job, PLAYOUTS)
+    assert entry["status"] == "failed" and entry["plies"] == []
+    assert "move 2 'zz9'" in str(entry["message"])
+    done = analyse_job(AnalysisJob("r1", "osbox", "", ("a5",)), PLAYOUTS)
+    assert done["status"] == "done" and len(done["plies"]) == 1  # type: ignore[arg-type]
