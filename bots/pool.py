@@ -111,22 +111,20 @@ class Acceptor:
 
 @dataclass
 class Supervisor:
-    """Keeps ``workers`` worker processes running; ``name`` says what they are, and the
-    lines it prints when one starts and exits are ``{name} {pid} started``/``exited`` for
-    the bot workers (what tests read) and ``is running``/``stopped`` for others."""
+    """Keeps ``workers`` worker processes running; it prints ``{name} {pid} {started}`` when
+    one starts and ``{name} {pid} {exited}`` when one exits (the bot workers' lines are
+    what the tests read to find them, so other processes say it in other words)."""
 
     command: list[str]
     workers: int
     processes: list[subprocess.Popen[bytes]] = field(default_factory=list)
     name: str = "bot worker"
-
-    @property
-    def _words(self) -> tuple[str, str]:
-        return ("started", "exited") if self.name == "bot worker" else ("is running", "stopped")
+    started: str = "started"
+    exited: str = "exited"
 
     def start_one(self) -> subprocess.Popen[bytes]:
         process = subprocess.Popen([*self.command, "--parent", str(os.getpid())])
-        print(f"{self.name} {process.pid} {self._words[0]}", flush=True)
+        print(f"{self.name} {process.pid} {self.started}", flush=True)
         return process
 
     async def run(self, stop: asyncio.Event) -> None:
@@ -137,7 +135,7 @@ class Supervisor:
                     code = process.poll()
                     if code is not None:
                         log.warning("%s %s exited with %s: replaced", self.name, process.pid, code)
-                        print(f"{self.name} {process.pid} {self._words[1]}", flush=True)
+                        print(f"{self.name} {process.pid} {self.exited}", flush=True)
                         await asyncio.sleep(RESTART_DELAY)
                         self.processes[index] = self.start_one()
                 try:
@@ -183,7 +181,9 @@ async def amain(args: argparse.Namespace) -> None:
         tasks.append(asyncio.create_task(watch_parent(args.parent, stop)))
         print(f"bots {', '.join(p.name for p in players)} serving {url}", flush=True)
         analyst = [sys.executable, "-m", "bots.analyst", "--redis", args.redis]
-        analysts = Supervisor(analyst, args.analysts, name="game analyst")
+        analysts = Supervisor(
+            analyst, args.analysts, name="game analyst", started="is running", exited="stopped"
+        )
         tasks.append(asyncio.create_task(analysts.run(stop)))
         try:
             await Supervisor(command, args.workers).run(stop)
