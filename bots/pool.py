@@ -111,15 +111,20 @@ class Acceptor:
 
 @dataclass
 class Supervisor:
-    """Keeps ``workers`` worker processes running."""
+    """Keeps ``workers`` worker processes running; it prints ``{name} {pid} {started}`` when
+    one starts and ``{name} {pid} {exited}`` when one exits (the bot workers' lines are
+    what the tests read to find them, so other processes say it in other words)."""
 
     command: list[str]
     workers: int
     processes: list[subprocess.Popen[bytes]] = field(default_factory=list)
+    name: str = "bot worker"
+    started: str = "started"
+    exited: str = "exited"
 
     def start_one(self) -> subprocess.Popen[bytes]:
         process = subprocess.Popen([*self.command, "--parent", str(os.getpid())])
-        print(f"bot worker {process.pid} started", flush=True)
+        print(f"{self.name} {process.pid} {self.started}", flush=True)
         return process
 
     async def run(self, stop: asyncio.Event) -> None:
@@ -129,8 +134,8 @@ class Supervisor:
                 for index, process in enumerate(self.processes):
                     code = process.poll()
                     if code is not None:
-                        log.warning("bot worker %s exited with %s: replaced", process.pid, code)
-                        print(f"bot worker {process.pid} exited", flush=True)
+                        log.warning("%s %s exited with %s: replaced", self.name, process.pid, code)
+                        print(f"{self.name} {process.pid} {self.exited}", flush=True)
                         await asyncio.sleep(RESTART_DELAY)
                         self.processes[index] = self.start_one()
                 try:
@@ -175,6 +180,11 @@ async def amain(args: argparse.Namespace) -> None:
         tasks = [asyncio.create_task(Acceptor(client, url, secret, p).run()) for p in players]
         tasks.append(asyncio.create_task(watch_parent(args.parent, stop)))
         print(f"bots {', '.join(p.name for p in players)} serving {url}", flush=True)
+        analyst = [sys.executable, "-m", "bots.analyst", "--redis", args.redis]
+        analysts = Supervisor(
+            analyst, args.analysts, name="game analyst", started="is running", exited="stopped"
+        )
+        tasks.append(asyncio.create_task(analysts.run(stop)))
         try:
             await Supervisor(command, args.workers).run(stop)
         finally:
@@ -188,6 +198,12 @@ async def amain(args: argparse.Namespace) -> None:
 def parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m bots", description=__doc__)
     parser.add_argument("--workers", type=int, default=int(os.environ.get("BOT_WORKERS", "1")))
+    parser.add_argument(
+        "--analysts",
+        type=int,
+        default=int(os.environ.get("ANALYSTS", "1")),
+        help="processes that analyse finished games (python -m bots.analyst)",
+    )
     add_shared_options(parser)
     return parser
 

@@ -6,7 +6,7 @@
 // figures (time left when each clock last stopped, the running seat and since when); "away"
 // marks a seated player with no socket, and once the grace period is over the opponent may
 // claim the win (the button counts down to it).  The room's chats sit beside the board
-// (chat.js).
+// (chat.js).  A finished game offers a computer analysis under the move list (analysis.js).
 //
 // A move is built from the move texts the server lists (moves.js): the game module splits
 // each into steps (a target and, where several pieces may go there, a choice), the board
@@ -18,9 +18,10 @@
 // {viewBox, label, items, shapes, highlights}, ghost(data, step, colour) -> items and
 // picture(data, step, colour) -> {viewBox, items}; a game that scores also exports SCORES,
 // {title, format(score)}: what its scores count.
-// Imports board.js, chat.js, moves.js, notify.js, room_ratings.js, sounds.js, connection.js (errors), protocol.js and the game
+// Imports analysis.js, board.js, chat.js, moves.js, notify.js, room_ratings.js, sounds.js, connection.js (errors), protocol.js and the game
 // modules.
 
+import { AnalysisPanel } from "./analysis.js";
 import { BoardView, build } from "./board.js";
 import { ChatPanel } from "./chat.js";
 import { errorTitle } from "./connection.js";
@@ -136,7 +137,8 @@ class RoomPage {
       replayButton("Next move", "next", () => this.stepPly(1)),
       replayButton("Live position", "last", () => this.stepPly("last")),
     ]);
-    const movesBox = h("section", { class: "moves-box", "aria-label": "Moves" }, [this.moves, this.replayButtons]);
+    this.analysis = new AnalysisPanel(this.roomId, (ply) => this.showPly(ply), () => this.render());
+    const movesBox = h("section", { class: "moves-box", "aria-label": "Moves" }, [this.moves, this.replayButtons, this.analysis.node]);
 
     this.swapButton = this.button("swap", "Swap sides", () => this.send(SWAP));
     this.resignButton = this.button("resign", "Resign", () => this.resignClicked());
@@ -220,6 +222,7 @@ class RoomPage {
     clearInterval(this.ticker);
     this.chat.close();
     this.ratings.close();
+    this.analysis.close();
     document.removeEventListener("keydown", this.onKey);
     document.removeEventListener("visibilitychange", this.onVisible);
     if (this.titleBefore !== null) document.title = this.titleBefore;
@@ -350,6 +353,7 @@ class RoomPage {
     this.scoreLine.textContent = scores && this.game?.SCORES?.title ? `${this.game.SCORES.title}: ${scores}` : scores;
     this.noticeLine.textContent = this.notice;
     this.spectators.textContent = `${doc.spectators} watching`;
+    this.analysis.render(doc, this.viewPly); // first: its height decides what the moves show
     this.renderMoves();
     const playing = seat !== null && doc.outcome === null;
     const myTurn = playing && doc.to_move === seat;
@@ -495,7 +499,9 @@ class RoomPage {
             if (ply === null && column === 1 && index === rows.length - 1) return element("span", { class: "no-move" });
             if (ply === null) return element("span", { class: "no-move passed", title: "passed" }, ["…"]);
             const attrs = { type: "button", class: ply === current ? "move current" : "move", "data-ply": String(ply), title: `Show the position after move ${ply}` };
-            return element("button", attrs, breakable(record[ply - 1]));
+            const mark = this.analysis.markOf(ply);
+            const text = breakable(record[ply - 1]);
+            return element("button", attrs, mark ? [...text, element("span", { class: "mark" }, [mark])] : text);
           }),
         ]),
       ),

@@ -52,6 +52,7 @@ from protocol.errors import (
 from protocol.messages import MAX_TEXT_LENGTH
 from rules import GAMES
 from rules.drawing import worked_example
+from server import analysis_routes
 
 RULES_DIR = Path(__file__).resolve().parent.parent / "docs" / "rules"
 PAGES = ("boche", "che", "osbox", "ankor", "marque", "pyramid")
@@ -79,6 +80,7 @@ def routes() -> list[Route]:
         Route("/api/players/{player}", player_page),
         Route("/api/pools", pool_counts),
         Route("/api/games/finished", finished_games),
+        *analysis_routes.routes(),
     ]
 
 

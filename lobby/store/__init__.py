@@ -4,7 +4,9 @@
 :mod:`~lobby.store.challenges` (challenges and their indexes),
 :mod:`~lobby.store.creations` (the limits on challenges and games made lately),
 :mod:`~lobby.store.connections` (connections, hence presence) and
-:mod:`~lobby.store.games` (live and finished games, the archive and its search); what they
+:mod:`~lobby.store.games` (live and finished games, the archive and its search), and
+:mod:`~lobby.store.analyses` (the queue of computer analyses and their results, the only
+keys under ``analysis:``); what they
 share (the event channel, JSON, optimistic transactions, keys two stores write) is in
 :mod:`~lobby.store.common`.  Quick-pairing pools, ratings, tournaments and attempt limits keep
 their own stores (:mod:`lobby.pool_store`, :mod:`lobby.rating_store`,
