@@ -392,6 +392,7 @@ HTTP_STATUS: dict[ErrorCode, int] = {
     ErrorCode.UNKNOWN_TOURNAMENT: 404,
     ErrorCode.NAME_TAKEN: 409,
     ErrorCode.CANNOT_BE_BOT: 409,
+    ErrorCode.GAME_NOT_OVER: 409,
     ErrorCode.FULL: 409,
     ErrorCode.STARTED: 409,
     ErrorCode.FINISHED: 409,
