@@ -50,6 +50,7 @@ from lobby import attempt_store, rating_store
 from lobby import store as lobby_store
 from lobby.accounts import LoginLimits, name_key
 from lobby.attempt_store import Window
+from lobby.bot_strength import read_strength
 from lobby.challenges import ChallengeLimits
 from lobby.clocks import time_control_text
 from lobby.errors import LobbyError
@@ -115,6 +116,7 @@ def create_app(settings: Settings) -> Starlette:
     if settings.redis_url is None:
         raise ValueError("create_app needs settings.redis_url (python -m server starts one)")
     redis_url = settings.redis_url
+    computer_strength = read_strength()
     login_limits = LoginLimits(
         per_address=settings.login_per_address,
         window=settings.login_window,
@@ -336,6 +338,7 @@ def create_app(settings: Settings) -> Starlette:
                         "seats": list(rules.SEAT_NAMES),
                         "flags": describe_flags(rules.FLAGS),
                         "defaults": _defaults(rules.parse_options("")),
+                        "computer": computer_strength.get(rules.NAME, {}),
                     }
                     for rules in GAMES.values()
                 ]
