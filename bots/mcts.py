@@ -63,8 +63,9 @@ so that even a huge move list cannot overrun the time budget."""
 
 EVALUATED_PLIES = 4
 """Plies a playout plays (with the light bias) before it asks the game's ``evaluate``, where
-there is one.  Four did a little better than none in the match bench, and the playouts with
-the hook won level 1 over half as many games again as those without it."""
+there is one.  Measured from 0 to 32 plies on a game with the hook (level 1 against random, 60
+games each) the differences stayed within the noise, while every setting won more games
+than the same level without the hook (15 to 26 wins against 12); four keeps playouts cheap."""
 PRIOR_WEIGHT = 1.0
 """Weight of a move's prior in the selection, fading as 1 / (visits + 1)."""
 

@@ -19,6 +19,10 @@ entry side: the face's drawn bottom edge leads (§3.2).  Move text is ``<face><p
 (``f12``), position numbers 1..4N clockwise from the top-left corner (§3.1, see
 :mod:`rules.geometry.squares`).
 
+For the bots, the module supplies the optional evaluation hook (:class:`rules.api.Evaluation`):
+:func:`evaluate` values a position by the lead and the knots each side could close with its
+next push, :func:`move_priors` ranks pushes by the points they score at once.
+
 Decisions where the spec leaves a choice (all as in spec §0 and §15 unless said):
 
 * Faces ``c`` and ``d`` are the same die, so one move: ``d5`` parses to the canonical ``c5``.
