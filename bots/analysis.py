@@ -31,7 +31,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from bots.mcts import _iterate, _Node, _reward_seat
+from bots.mcts import _iterate, _Node, _reward_seat, _Search
 from rules import find_game
 from rules.api import GameRules
 from rules.pie import is_swap
@@ -184,11 +184,12 @@ def evaluate(
     if not candidates:
         return Evaluation(0.0, legal[0])
     root = _Node(None, state, None)
-    root.pending = list(candidates)
+    search = _Search(game, rng)  # the game's evaluation and move priors, where it has them
+    root.pending = search.pending(state, candidates)
     for _ in range(playouts):
         if clock() >= deadline:
             break
-        _iterate(game, root, rng)
+        _iterate(search, root)
     sound = [child for child in root.children if not child.refuted]
     if not sound:
         if root.pending:  # moves never tried: nothing proved about them

@@ -9,9 +9,15 @@ if one of them wins at once for the opponent; a playout move is the best of a fe
 candidates, one that wins at once first, else the one that gains its mover the most points
 where the game keeps a score during play (else one that does not lose at once).
 All-moves-as-first statistics (RAVE) share what a move did anywhere in a playout with its
-siblings in the tree, which helps the placement games most.  Pure apart from the clock it reads
-to respect a time budget (injectable) and the random generator it is given.  Imports ``rules``
-only.
+siblings in the tree, which helps the placement games most.
+
+A game that supplies the optional evaluation hook (:class:`rules.api.Evaluation`) is searched
+by the same algorithm with two changes: its playouts stop after :data:`EVALUATED_PLIES` plies
+and the position reached is valued by its ``evaluate`` (a playout's result is then a value in
+[0, 1] rather than a win or a loss), and its ``move_priors`` order the moves a node expands and
+bias the selection towards the promising ones while their visits are few (progressive bias).
+Pure apart from the clock it reads to respect a time budget (injectable) and the random
+generator it is given.  Imports ``rules`` only.
 """
 
 from __future__ import annotations
@@ -23,7 +29,7 @@ from collections.abc import Callable
 from typing import Any
 
 from bots.levels import Level, find_level
-from rules.api import GameRules, Seat
+from rules.api import GameRules, Seat, evaluator, move_prioritiser
 from rules.pie import is_swap
 
 EXPLORATION = 0.7
@@ -55,16 +61,26 @@ CLOCK_EVERY = 64
 """The root's scan of the legal moves (for a win or a loss at once) reads the clock this often,
 so that even a huge move list cannot overrun the time budget."""
 
-Reward = Seat | None
-"""The result of a playout: the winning seat, or None for a draw."""
+EVALUATED_PLIES = 4
+"""Plies a playout plays (with the light bias) before it asks the game's ``evaluate``, where
+there is one.  Measured from 0 to 32 plies on a game with the hook (level 1 against random, 60
+games each) the differences stayed within the noise, while every setting won more games
+than the same level without the hook (15 to 26 wins against 12); four keeps playouts cheap."""
+PRIOR_WEIGHT = 1.0
+"""Weight of a move's prior in the selection, fading as 1 / (visits + 1)."""
+
+Reward = float
+"""The result of a playout for Seat.FIRST: 1 a win, 0 a loss, 0.5 a draw, or a value between
+(from the game's ``evaluate``)."""
 
 
 class _Node:
     """A position in the tree; ``seat`` is the colour whose wins count here (its mover's).
 
     ``pending`` holds the moves not yet expanded, with their positions where already known
-    (the root's, and a root child's once its replies have been scanned); it is listed at the
-    node's first expansion, so leaves cost no move listing.
+    (the root's, and a root child's once its replies have been scanned) and their priors; it
+    is listed at the node's first expansion, so leaves cost no move listing, and the move
+    popped next is the one with the highest prior.
     ``key`` is (mover, move), the move as the all-moves-as-first statistics see it.
     ``refuted`` marks a root move after which the opponent has a move that wins at once.
     """
@@ -74,6 +90,7 @@ class _Node:
         "state",
         "seat",
         "key",
+        "prior",
         "pending",
         "children",
         "visits",
@@ -83,18 +100,42 @@ class _Node:
         "refuted",
     )
 
-    def __init__(self, move: Any, state: Any, mover: Seat | None) -> None:
+    def __init__(self, move: Any, state: Any, mover: Seat | None, prior: float = 0.0) -> None:
         self.move = move
         self.state = state
         self.seat = None if mover is None else _reward_seat(mover, move)
         self.key = (mover, move)
-        self.pending: list[tuple[Any, Any]] | None = None
+        self.prior = prior
+        self.pending: list[tuple[Any, Any, float]] | None = None
         self.children: list[_Node] = []
         self.visits = 0
         self.wins = 0.0
         self.amaf_visits = 0
         self.amaf_wins = 0.0
         self.refuted = False
+
+
+class _Search:
+    """The game and what the search asks of it, looked up once per move chosen."""
+
+    __slots__ = ("game", "rng", "evaluate", "priors")
+
+    def __init__(self, game: GameRules, rng: random.Random) -> None:
+        self.game = game
+        self.rng = rng
+        self.evaluate = evaluator(game)
+        self.priors = move_prioritiser(game)
+
+    def pending(self, state: Any, moves: list[tuple[Any, Any]]) -> list[tuple[Any, Any, float]]:
+        """``moves`` (with their positions, or None) in the order a node expands them: shuffled,
+        then by prior where the game gives priors (the best last, to be popped first)."""
+        self.rng.shuffle(moves)
+        if self.priors is None:
+            return [(move, after, 0.0) for move, after in moves]
+        priors = self.priors(state, [move for move, _ in moves])
+        ranked = [(move, after, prior) for (move, after), prior in zip(moves, priors, strict=True)]
+        ranked.sort(key=lambda entry: entry[2])
+        return ranked
 
 
 def choose_move(
@@ -146,12 +187,13 @@ def choose_move(
     if len(candidates) == 1:
         return candidates[0][0]
 
+    search = _Search(game, rng)
     root = _Node(None, state, None)
-    root.pending = candidates
+    root.pending = search.pending(state, candidates)
     playouts = level.playouts if level.playouts is not None else math.inf
     done = 0
     while done < playouts and clock() < deadline:
-        _iterate(game, root, rng)
+        _iterate(search, root)
         done += 1
     sound = [child for child in root.children if not child.refuted]
     if sound:
@@ -161,8 +203,9 @@ def choose_move(
     return root.children[0].move if root.children else candidates[0][0]
 
 
-def _iterate(game: GameRules, root: _Node, rng: random.Random) -> None:
+def _iterate(search: _Search, root: _Node) -> None:
     """One selection, expansion, playout and backup (of the results and the AMAF statistics)."""
+    game = search.game
     node = root
     path = [root]
     while True:
@@ -170,19 +213,19 @@ def _iterate(game: GameRules, root: _Node, rng: random.Random) -> None:
         if pending is None:
             if game.to_move(node.state) is None:
                 break
-            pending = node.pending = [(move, None) for move in game.legal_moves(node.state)]
-            rng.shuffle(pending)
+            listed = [(move, None) for move in game.legal_moves(node.state)]
+            pending = node.pending = search.pending(node.state, listed)
         if pending:
-            move, after = pending.pop()
+            move, after, prior = pending.pop()
             if after is None:
                 after = game.play(node.state, move)
-            child = _Node(move, after, game.to_move(node.state))
+            child = _Node(move, after, game.to_move(node.state), prior)
             node.children.append(child)
             path.append(child)
             if node is root:
-                refuter = _refuting_winner(game, child, rng)
+                refuter = _refuting_winner(search, child)
                 if refuter is not None:
-                    _backup(path, refuter, [])
+                    _backup(path, _seat_reward(refuter), [])
                     return
             node = child
             break
@@ -191,52 +234,49 @@ def _iterate(game: GameRules, root: _Node, rng: random.Random) -> None:
         node = _select(node)
         path.append(node)
     played: list[tuple[Seat, Any]] = []
-    winner = _playout(game, node.state, rng, played)
-    _backup(path, winner, played)
+    reward = _playout(search, node.state, played)
+    _backup(path, reward, played)
 
 
-def _refuting_winner(game: GameRules, node: _Node, rng: random.Random) -> Seat | None:
+def _refuting_winner(search: _Search, node: _Node) -> Seat | None:
     """List a new root child's replies and, where they are few enough, play them all (keeping
     the positions for its expansion); if one wins at once, mark the child refuted and return
     the winner."""
+    game = search.game
     state = node.state
     mover = game.to_move(state)
     if mover is None:
         return None
-    pending = node.pending = [(move, None) for move in game.legal_moves(state)]
-    rng.shuffle(pending)
-    if len(pending) > SCAN_LIMIT:
+    listed: list[tuple[Any, Any]] = [(move, None) for move in game.legal_moves(state)]
+    if len(listed) > SCAN_LIMIT:
+        node.pending = search.pending(state, listed)
         return None
-    for index, (move, _) in enumerate(pending):
+    for index, (move, _) in enumerate(listed):
         after = game.play(state, move)
-        pending[index] = (move, after)
+        listed[index] = (move, after)
         if game.to_move(after) is None:
             outcome = game.outcome(after)
             winner = _reward_seat(mover, move)
             if outcome is not None and outcome.winner is winner:
                 node.refuted = True
+                node.pending = search.pending(state, listed)
                 return winner
+    node.pending = search.pending(state, listed)
     return None
 
 
-def _backup(path: list[_Node], winner: Reward, played: list[tuple[Seat, Any]]) -> None:
+def _backup(path: list[_Node], reward: Reward, played: list[tuple[Seat, Any]]) -> None:
     """Count a playout's result on every node of ``path`` and, for the children of each,
     on the all-moves-as-first statistics of the moves played below it."""
     later: set[tuple[Seat | None, Any]] = set(played)
     for visited in reversed(path):
         visited.visits += 1
-        if winner is None:
-            visited.wins += 0.5
-        elif visited.seat is winner:
-            visited.wins += 1.0
+        visited.wins += reward if visited.seat is Seat.FIRST else 1.0 - reward
         if RAVE_EQUIVALENCE:
             for child in visited.children:
                 if child.key in later:
                     child.amaf_visits += 1
-                    if winner is None:
-                        child.amaf_wins += 0.5
-                    elif child.seat is winner:
-                        child.amaf_wins += 1.0
+                    child.amaf_wins += reward if child.seat is Seat.FIRST else 1.0 - reward
         later.add(visited.key)
 
 
@@ -245,11 +285,12 @@ def _select(node: _Node) -> _Node:
 
     The value mixes the child's own mean with its all-moves-as-first mean, which counts every
     playout where the same player made the same move later; its weight fades as the child's
-    own visits grow (Gelly and Silver's schedule).
+    own visits grow (Gelly and Silver's schedule).  A move's prior (zero for games without
+    priors) adds a bias that fades as 1 / (visits + 1).
     """
     scale = EXPLORATION * math.sqrt(math.log(node.visits))
     best = node.children[0]
-    best_value = -1.0
+    best_value = -math.inf
     equivalence = RAVE_EQUIVALENCE
     for child in node.children:
         if child.refuted:
@@ -260,27 +301,29 @@ def _select(node: _Node) -> _Node:
         if amaf_visits:
             weight = math.sqrt(equivalence / (3 * visits + equivalence))
             value += weight * (child.amaf_wins / amaf_visits - value)
-        value += scale / math.sqrt(visits)
+        value += scale / math.sqrt(visits) + PRIOR_WEIGHT * child.prior / (visits + 1)
         if value > best_value:
             best, best_value = child, value
     return best
 
 
-def _playout(
-    game: GameRules, state: Any, rng: random.Random, played: list[tuple[Seat, Any]]
-) -> Reward:
-    """Play on to the end (or :data:`PLAYOUT_PLIES`) with the light bias; the winner or None.
+def _playout(search: _Search, state: Any, played: list[tuple[Seat, Any]]) -> Reward:
+    """Play on to the end (or :data:`PLAYOUT_PLIES`) with the light bias; the result for FIRST.
 
     Each ply looks at a few random candidates (more where the move list is long, and at least
     :data:`SCORED_TRIES` where the game keeps a score during play) and plays the first that
     wins at once, else the one that gains its mover the most points, preferring moves that
     neither end the game in a draw nor lose it.  Appends each (mover, move) to ``played``.
+    A game with ``evaluate`` stops after :data:`EVALUATED_PLIES` plies and is valued by it.
     """
+    game = search.game
     legal_moves, play, to_move, scores = game.legal_moves, game.play, game.to_move, game.scores
-    random_index = rng.random
+    random_index = search.rng.random
     record = played.append
+    evaluate = search.evaluate
+    plies = PLAYOUT_PLIES if evaluate is None else EVALUATED_PLIES
     least_tries = SCORED_TRIES if scores(state) is not None else 1
-    for _ in range(PLAYOUT_PLIES):
+    for _ in range(plies):
         mover = to_move(state)
         if mover is None:
             break
@@ -302,7 +345,7 @@ def _playout(
                 winner = None if outcome is None else outcome.winner
                 if winner is mover:
                     record((mover, move))
-                    return mover
+                    return _seat_reward(mover)
                 rank = -1e9 if winner is None else -2e9  # below any score difference
             else:
                 points = scores(after)
@@ -313,17 +356,27 @@ def _playout(
         move, state = best
         record((mover, move))
     else:
-        return _unfinished_result(game, state)
+        if to_move(state) is not None:
+            if evaluate is not None:
+                return (1.0 + evaluate(state)) / 2
+            return _unfinished_result(game, state)
     outcome = game.outcome(state)
-    return None if outcome is None else outcome.winner
+    return _seat_reward(None if outcome is None else outcome.winner)
 
 
 def _unfinished_result(game: GameRules, state: Any) -> Reward:
-    """A playout cut short: the seat ahead on points, or a draw."""
+    """A playout cut short: a win for the seat ahead on points, or a draw."""
     scores = game.scores(state)
     if scores is None or scores[0] == scores[1]:
-        return None
-    return Seat.FIRST if scores[0] > scores[1] else Seat.SECOND
+        return 0.5
+    return 1.0 if scores[0] > scores[1] else 0.0
+
+
+def _seat_reward(winner: Seat | None) -> Reward:
+    """The reward for FIRST of a game that ``winner`` won (None: a draw)."""
+    if winner is None:
+        return 0.5
+    return 1.0 if winner is Seat.FIRST else 0.0
 
 
 def _reward_seat(mover: Seat, move: Any) -> Seat:

@@ -38,7 +38,8 @@ const TIME_CONTROLS = Object.freeze([
 ]);
 
 // "Play the computer": a challenge to the bot account of a level (bots/accounts.py); bots
-// accept any casual challenge, in every game and option set.
+// accept any casual challenge, in every game and option set.  Each level says how strong it
+// plays the chosen game where the match bench measured it (`computer` of /api/games).
 const COMPUTER_LEVELS = Object.freeze([
   ["", "no: a person"],
   ["bot-1", "computer, level 1 (quick)"],
@@ -150,9 +151,20 @@ class LobbyPage {
     }
   }
 
+  /** Each computer level's label, with its measured rating in `game` where there is one:
+   * "computer, level 3, about 1,600". */
+  labelComputerLevels(game) {
+    for (const [index, [value, label]] of COMPUTER_LEVELS.entries()) {
+      const rating = game?.computer?.[value.slice("bot-".length)];
+      const about = rating === undefined ? "" : `, about ${(Math.round(rating / 10) * 10).toLocaleString("en")}`;
+      this.computer.options[index].textContent = label + about;
+    }
+  }
+
   /** The option inputs of the chosen game: one per option field, starting at its default. */
   renderOptions() {
     const game = this.games.find((g) => g.name === this.gameSelect.value);
+    this.labelComputerLevels(game);
     const inputs = [element("legend", {}, ["Options (the defaults are the rules page's)"])];
     this.rulesLink.setAttribute("href", `#/rules/${this.gameSelect.value}`);
     this.optionFields = [];

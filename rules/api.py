@@ -8,7 +8,7 @@ the conformance test can drive any game without naming it.  Standard library onl
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, fields
 from enum import IntEnum
 from typing import Any, Protocol, TypeAlias, TypeVar
@@ -60,6 +60,9 @@ class GameRules(Protocol):
     happen inside :func:`play`: ``to_move`` always names a seat that has a legal move, or None
     once the game is over.  A swap (pie rule) is an ordinary move whose text is ``swap``
     (see :mod:`rules.pie`).
+
+    A module may also supply the optional evaluation hook, :class:`Evaluation`: a value for
+    the positions where a search stops looking, and priors to order moves by.
     """
 
     NAME: str
@@ -119,6 +122,46 @@ class GameRules(Protocol):
 
     def render(self, state: Any) -> str:
         """ASCII drawing of the position, close to pbmserv's."""
+
+
+class Evaluation(Protocol):
+    """The optional evaluation hook: functions a game module may add to :class:`GameRules`,
+    either or both, so that a search over it need not play every line to the end.
+
+    A search (``bots.mcts``) stays one generic algorithm: for a game without the hook it plays
+    random games to the end, which tells it little where random play almost never scores
+    (nearly every random game of Osbox ends 0-0).  With ``evaluate`` it stops its playouts early
+    and asks for the value of the position reached; with ``move_priors`` it tries the moves
+    ranked high first.  Both are pure, deterministic functions of their arguments (no
+    randomness, no clock) that leave the position as it was.
+    """
+
+    def evaluate(self, state: Any) -> float:
+        """How good ``state`` is for ``Seat.FIRST``, in [-1, 1]: 1 a win, -1 a loss, 0 even.
+
+        Always from FIRST's side, not the mover's, so that a swap (which changes who holds
+        which colour, not the board) leaves the value alone.  On a finished game it is exactly
+        1, -1 or 0 as :meth:`GameRules.outcome` says; before that it estimates how the game
+        ends.  The conformance test checks the range, finished games, determinism and purity.
+        """
+
+    def move_priors(self, state: Any, moves: Sequence[Any]) -> Sequence[float]:
+        """For each of ``moves`` (legal in ``state``), how promising it is for the seat to move,
+        in [0, 1]: a search expands the higher ones first and favours them while it knows
+        little about them.
+        """
+
+
+def evaluator(game: object) -> Callable[[Any], float] | None:
+    """The game module's ``evaluate`` (see :class:`Evaluation`), or None if it has none."""
+    function = getattr(game, "evaluate", None)
+    return function if callable(function) else None
+
+
+def move_prioritiser(game: object) -> Callable[[Any, Sequence[Any]], Sequence[float]] | None:
+    """The game module's ``move_priors`` (see :class:`Evaluation`), or None if it has none."""
+    function = getattr(game, "move_priors", None)
+    return function if callable(function) else None
 
 
 def move_blocks(moves: Iterable[Sequence[str]], join: str) -> list[PlainData]:

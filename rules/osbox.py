@@ -19,6 +19,10 @@ entry side: the face's drawn bottom edge leads (§3.2).  Move text is ``<face><p
 (``f12``), position numbers 1..4N clockwise from the top-left corner (§3.1, see
 :mod:`rules.geometry.squares`).
 
+For the bots, the module supplies the optional evaluation hook (:class:`rules.api.Evaluation`):
+:func:`evaluate` values a position by the lead and the knots each side could close with its
+next push, :func:`move_priors` ranks pushes by the points they score at once.
+
 Decisions where the spec leaves a choice (all as in spec §0 and §15 unless said):
 
 * Faces ``c`` and ``d`` are the same die, so one move: ``d5`` parses to the canonical ``c5``.
@@ -64,6 +68,7 @@ Decisions where the spec leaves a choice (all as in spec §0 and §15 unless sai
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -467,6 +472,44 @@ def scores(state: State) -> tuple[int, int]:
     return state.scores
 
 
+LEAD_SCALE = 4.0
+"""Points of lead at which :func:`evaluate` says 0.76 for the side ahead: a small knot."""
+MOVER_THREAT = 0.8
+"""Share of its best closing push that counts for the side to move: it may take it at once."""
+WAITING_THREAT = 0.3
+"""Share of the waiting side's best closing push: the mover may close or break it first."""
+
+
+def evaluate(state: State) -> float:
+    """Horz's prospects in [-1, 1]: the optional hook of :class:`rules.api.Evaluation`.
+
+    Exact once the board is full (1, -1 or 0).  Before, the lead in points plus the knots each
+    side could close with its next push (found by trying every push, as :func:`play` scores
+    it): the mover's best counts :data:`MOVER_THREAT` of its points and the waiting side's
+    :data:`WAITING_THREAT`, and tanh maps the sum, over :data:`LEAD_SCALE`, into (-1, 1).
+    Random play almost never closes a thick knot, so a search that plays random games to the
+    end learns little here; this tells it which pushes close or leave open a knot.
+    """
+    seat = state.seat
+    horz, vert = state.scores
+    if seat is None:
+        return 0.0 if horz == vert else 1.0 if horz > vert else -1.0
+    waiting = State(state.options, state.board, seat.other, state.scores)
+    threat = MOVER_THREAT * _best_gain(state) - WAITING_THREAT * _best_gain(waiting)
+    lead = horz - vert + (threat if seat == Seat.FIRST else -threat)
+    return math.tanh(lead / LEAD_SCALE)
+
+
+def move_priors(state: State, moves: Sequence[Move]) -> list[float]:
+    """How promising each push is for the mover (:class:`rules.api.Evaluation`): by the points
+    it scores at once, 0 for none and 0.5 for a small knot of 4."""
+    priors = []
+    for move in moves:
+        gained = play(state, move).gained
+        priors.append(gained / (gained + 4.0))
+    return priors
+
+
 def parse_move(state: State, text: str) -> Move:
     """``f12`` (face a-f, any case; ``d`` = ``c``) to a Move; raises InvalidMoveError."""
     match = _MOVE_RE.fullmatch(text.strip().lower()) if isinstance(text, str) else None
@@ -694,6 +737,16 @@ def _legal(state: State) -> tuple[Move, ...]:
             table.legal.clear()
         table.legal[key] = cached
     return cached
+
+
+def _best_gain(state: State) -> int:
+    """The most points the side to move in ``state`` could score with one push."""
+    best = 0
+    for move in _legal(state):
+        gained = play(state, move).gained
+        if gained > best:
+            best = gained
+    return best
 
 
 def _die_drawing(kind: int) -> dict[str, PlainData]:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from playwright.async_api import expect
 
+from lobby.bot_strength import read_strength
 from lobby.identity import new_guest
 from tests.browser.conftest import Opener
 from tests.browser.gestures import click_a_move, mover
@@ -192,3 +193,30 @@ async def test_the_challenge_form_names_options_in_words_and_refuses_bad_ones_wi
     await page.get_by_role("button", name="Challenge").click()
     mine = page.locator(".outgoing li.challenge")
     await expect(mine).to_contain_text("Tiles of one turn: must touch each other")
+
+
+async def test_the_computer_levels_say_how_strong_they_play_the_chosen_game(
+    open_page: Opener, artifacts: Path
+) -> None:
+    """Each level's label carries its rating measured by the match bench (bots/strength.json),
+    rounded to ten, for the game chosen; a game the bench has not measured shows none."""
+    strength = read_strength()
+    measured = sorted(game for game, levels in strength.items() if levels)
+    assert measured, "bots/strength.json holds no measured game"
+    page = await open_page("/#/lobby")
+    game = measured[0]
+    await page.get_by_label("Game", exact=True).select_option(game)
+    for level, rating in strength[game].items():
+        about = f"{round(rating / 10) * 10:,}"
+        option = page.locator(f'#challenge-computer option[value="bot-{level}"]')
+        await expect(option).to_contain_text(f"level {level}")
+        await expect(option).to_contain_text(f", about {about}")
+    await page.get_by_label("Play the computer").select_option("bot-3")
+    await artifacts_shot(page, artifacts / "lobby-computer-levels.png")
+    unmeasured = [
+        name for name in ("boche", "che", "osbox", "ankor", "marque") if name not in measured
+    ]
+    if unmeasured:
+        await page.get_by_label("Game", exact=True).select_option(unmeasured[0])
+        option = page.locator('#challenge-computer option[value="bot-3"]')
+        await expect(option).to_have_text("computer, level 3")

@@ -17,6 +17,7 @@ import redis.asyncio as aioredis
 
 from client import Client, ServerReplyError
 from lobby import rating_store
+from lobby.bot_strength import read_strength
 from lobby.games import replay
 from lobby.identity import Player, new_guest
 from lobby.store import challenges as challenge_store
@@ -493,6 +494,8 @@ async def test_the_games_list_carries_seats_and_option_flags(app_server: Running
     assert games["boche"]["seats"] == ["light", "dark"]
     size = next(f for f in games["boche"]["flags"] if f["name"] == "size")
     assert size["takes_number"] is True and size["maximum"] >= size["minimum"] >= 1
+    strength = read_strength()
+    assert {name: g["computer"] for name, g in games.items() if g["computer"]} == strength
 
 
 # --- refusals --------------------------------------------------------------------------------

@@ -14,7 +14,16 @@ import msgpack
 import pytest
 
 from rules import GAMES, find_game
-from rules.api import GameRules, IllegalMoveError, InvalidMoveError, Outcome, RulesError, Seat
+from rules.api import (
+    GameRules,
+    IllegalMoveError,
+    InvalidMoveError,
+    Outcome,
+    RulesError,
+    Seat,
+    evaluator,
+    move_prioritiser,
+)
 
 GAME_NAMES = sorted(GAMES)
 PLAYOUTS = 3
@@ -131,3 +140,42 @@ def test_bad_options_raise_options_error_naming_the_flag(name: str) -> None:
     defaults = game.parse_options("")
     assert game.options_text(defaults) == ""
     assert game.parse_options(game.options_text(defaults)) == defaults
+
+
+HOOKED_GAMES = [name for name in GAME_NAMES if evaluator(find_game(name)) is not None]
+"""The games that supply the optional evaluation hook (rules.api.Evaluation)."""
+
+
+def test_some_game_supplies_the_evaluation_hook() -> None:
+    """The hook's checks below run for at least one game (they would pass vacuously else)."""
+    assert HOOKED_GAMES
+
+
+@pytest.mark.parametrize("name", HOOKED_GAMES)
+def test_evaluation_hook_keeps_its_contract(name: str) -> None:
+    """In range, from FIRST's side, exact on finished games, deterministic and pure; priors
+    one per move, in range and deterministic."""
+    game = find_game(name)
+    evaluate = evaluator(game)
+    priors = move_prioritiser(game)
+    assert evaluate is not None
+    finished = 0
+    for seed in range(PLAYOUTS):
+        for state, legal in playout(game, seed):
+            data = game.to_data(state)
+            value = evaluate(state)
+            assert -1.0 <= value <= 1.0
+            assert evaluate(state) == value
+            assert evaluate(game.from_data(data)) == value
+            outcome = game.outcome(state)
+            if outcome is not None:
+                finished += 1
+                expected = {None: 0.0, Seat.FIRST: 1.0, Seat.SECOND: -1.0}[outcome.winner]
+                assert value == expected, game.render(state)
+            elif priors is not None:
+                given = list(priors(state, legal))
+                assert len(given) == len(legal)
+                assert all(0.0 <= p <= 1.0 for p in given)
+                assert list(priors(state, legal)) == given
+            assert game.to_data(state) == data, "the hook changed the position it was given"
+    assert finished, f"no random {name} game ended"
