@@ -187,6 +187,7 @@ function ongoingGame(lobby, me) {
 function showStatus(status, detail) {
   statusBadge.dataset.status = status;
   statusBadge.textContent = STATUS_TEXT[status] + (detail && status !== Status.OPEN ? ` (${detail})` : "");
+  statusBadge.title = statusBadge.textContent; // the whole of it where the header cuts it short
   if (status === Status.SIGNED_OUT) {
     localStorage.removeItem(TOKEN_KEY);
     connection = null;
