@@ -29,12 +29,13 @@ from lobby.identity import (
     Player,
     issue_device_token,
     issue_token,
+    player_data,
     verify_device_token,
 )
 from lobby.store import accounts as account_store
 from lobby.store import games as game_store
 from protocol.errors import ClientError, NotAuthenticatedError
-from server.auth import guest_session, player_data
+from server.auth import guest_session
 from server.bodies import Credentials, Empty
 from server.web import bearer, client_address, error_response, read_body, runtime_of
 

@@ -25,7 +25,3 @@ def guest_session(secret: bytes, now: float) -> tuple[Player, str]:
     """A new guest and their session token."""
     player = new_guest()
     return player, issue_token(secret, player, now)
-
-
-def player_data(player: Player) -> dict[str, object]:
-    return {"id": player.id, "name": player.name, "guest": player.guest}

@@ -32,7 +32,7 @@ from typing import Any, cast
 from starlette.types import Receive, Send
 
 from lobby.clocks import Kind, LagMeter
-from lobby.identity import Player
+from lobby.identity import Player, player_data
 from protocol import messages
 from protocol.errors import (
     RECOVERABLE,
@@ -91,7 +91,6 @@ from protocol.messages import (
     ServerWelcome,
     encode,
 )
-from server.auth import player_data
 from server.chat import ChatLimits
 from server.chat_service import ChatService
 from server.lobby_service import LobbyService
