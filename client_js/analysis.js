@@ -4,9 +4,10 @@
 // chance of the player who moved first, after each move (drawn here as SVG: clicking a point
 // shows that move), marks on the moves (?! inaccuracy, ? mistake, ?? blunder) and, for the move
 // shown, the move the search preferred.  The page knows no rules: every figure is the server's.
-// Imports nothing.
+// Imports api.js (the server's routes).
 
-const TOKEN_KEY = "browne-games.token";
+import { api } from "./api.js";
+
 const POLL_MS = 2000;
 const SYMBOLS = { inaccuracy: "?!", mistake: "?", blunder: "??" };
 const WORDS = { inaccuracy: "an inaccuracy", mistake: "a mistake", blunder: "a blunder" };
@@ -74,7 +75,7 @@ class AnalysisPanel {
   async request() {
     this.button.disabled = true;
     try {
-      this.take(await api(`/api/rooms/${encodeURIComponent(this.roomId)}/analysis`, "POST"));
+      this.take(await api(`/api/rooms/${encodeURIComponent(this.roomId)}/analysis`, { method: "POST", signed: true }));
     } catch (error) {
       this.message = `No analysis: ${error.message}`;
       this.button.disabled = false;
@@ -166,16 +167,6 @@ class AnalysisPanel {
     const seat = doc.record[1] === "swap" ? 1 : 0;
     return doc.seats[seat]?.name ?? "the first player";
   }
-}
-
-/** GET (or POST as the signed-in player) an analysis route; the answer, or throws. */
-async function api(path, method = "GET") {
-  const init = { method, headers: {} };
-  if (method === "POST") init.headers.Authorization = `Bearer ${localStorage.getItem(TOKEN_KEY) ?? ""}`;
-  const response = await fetch(path, init);
-  const answer = await response.json().catch(() => ({}));
-  if (!response.ok) throw new Error(answer.message ?? `the server answered ${response.status}`);
-  return answer;
 }
 
 function percent(chance) {

@@ -5,8 +5,9 @@
 // the day, the number of moves and a link to the game's page, which replays it.  "Older
 // games" asks the next page of GET /api/games/finished (docs/protocol.md).  endingWords is
 // how every page says how a finished game ended.
-// Imports links.js, option_words.js, pairing.js and room.js.
+// Imports api.js, links.js, option_words.js, pairing.js and room.js.
 
+import { api } from "./api.js";
 import { optionsText } from "./option_words.js";
 import { controlWords } from "./pairing.js";
 import { playerLink } from "./links.js";
@@ -18,8 +19,7 @@ let gameList = null; // the games and their option flags, asked once
 
 /** The games and their option flags (GET /api/games), asked of the server once. */
 function games() {
-  gameList ??= fetch("/api/games")
-    .then((response) => (response.ok ? response.json() : { games: [] }))
+  gameList ??= api("/api/games")
     .then((answer) => answer.games)
     .catch(() => {
       gameList = null;
@@ -154,9 +154,7 @@ class GamesPage {
     if (older && this.cursor !== null) params.set("before", this.cursor);
     this.more.disabled = true;
     try {
-      const response = await fetch(`/api/games/finished?${params}`);
-      const answer = await response.json().catch(() => ({}));
-      if (!response.ok) throw new Error(answer.message ?? `the server answered ${response.status}`);
+      const answer = await api(`/api/games/finished?${params}`);
       this.errors.replaceChildren();
       this.show(answer, older);
     } catch (error) {

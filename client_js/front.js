@@ -6,9 +6,10 @@
 // looks (a position from /api/showcase, drawn by the game page's own modules), with its
 // rules page and one-click "Play a person" (the game's quick-pairing pool) and "Play the
 // computer" (a casual challenge to a bot).  Knows no rules.
-// Imports board.js, pairing.js, links.js (names link to their pages) and room.js (the game
+// Imports api.js, board.js, pairing.js, links.js (names link to their pages) and room.js (the game
 // modules, element).
 
+import { api } from "./api.js";
 import { BoardView } from "./board.js";
 import { QuickPairing, controlWords } from "./pairing.js";
 import { playerLink } from "./links.js";
@@ -115,9 +116,7 @@ class FrontPage {
   /** Draws the games' pictures and shows the live games; errors are shown on the page. */
   async open() {
     try {
-      const response = await fetch("/api/showcase");
-      if (!response.ok) throw new Error(`the server answered ${response.status}`);
-      for (const { name, data } of (await response.json()).games) {
+      for (const { name, data } of (await api("/api/showcase")).games) {
         const module = GAMES[name];
         const board = this.pictures.get(name);
         if (module === undefined || board === undefined) continue;
@@ -134,9 +133,7 @@ class FrontPage {
   /** The tournaments running and starting soonest (a few), or how to make one. */
   async showEvents() {
     try {
-      const response = await fetch("/api/tournaments");
-      if (!response.ok) throw new Error(`the server answered ${response.status}`);
-      const listing = await response.json();
+      const listing = await api("/api/tournaments");
       const events = [...listing.running, ...listing.created].slice(0, EVENTS);
       const line = (t) =>
         element("li", { "data-tournament": t.id }, [

@@ -8,9 +8,10 @@
 // (option_words.js), and the server's rules check each change (a refusal is shown, in words,
 // before anything is sent).  The ratings panel (ratings.js) shows each
 // game's leaderboard and a player's rating history, read again whenever a rated game ends.
-// Imports connection.js (error titles), option_words.js, links.js (names link to their
+// Imports api.js, connection.js (error titles), option_words.js, links.js (names link to their
 // pages), ratings.js and room.js (element).
 
+import { api } from "./api.js";
 import { errorTitle } from "./connection.js";
 import { choiceWords, fieldWords, optionsText, wordsForReason } from "./option_words.js";
 import { playerLink } from "./links.js";
@@ -134,9 +135,7 @@ class LobbyPage {
   /** Loads the games and follows the lobby; errors are shown on the page. */
   async open() {
     try {
-      const response = await fetch("/api/games");
-      if (!response.ok) throw new Error(`the server answered ${response.status}`);
-      this.games = (await response.json()).games;
+      this.games = (await api("/api/games")).games;
       this.gameSelect.replaceChildren(...this.games.map((g) => element("option", { value: g.name }, [TITLES[g.name] ?? g.name])));
       this.renderOptions();
       this.ratings.setGames(this.games.map((g) => g.name));
@@ -245,10 +244,11 @@ class LobbyPage {
       reason = `${fieldWords(game.name, bad.name).label}: ${bad.validationMessage}`;
     } else {
       try {
-        const response = await fetch(`/api/games/${encodeURIComponent(game.name)}/options?text=${encodeURIComponent(options)}`);
-        if (!response.ok) reason = wordsForReason(game.name, game.flags, (await response.json()).message ?? `the server answered ${response.status}`);
+        await api(`/api/games/${encodeURIComponent(game.name)}/options?text=${encodeURIComponent(options)}`);
       } catch (error) {
-        reason = ""; // the server will check again when the challenge is sent
+        // A refusal is worded for the form; an unreachable server is no reason (it checks
+        // again when the challenge is sent).
+        if (error.status !== undefined) reason = wordsForReason(game.name, game.flags, error.message);
       }
     }
     if (asked !== this.optionsAsked) return false; // a newer check is under way

@@ -7,9 +7,10 @@
 // accepted, the page goes to its room; opening the site with no page in the address goes to
 // the game the player is in, if any.
 // When a tournament round starts a game of ours, the page goes to it (round_start.js).
-// Imports archive.js, connection.js, front.js, links.js, lobby.js, players.js, records.js,
+// Imports api.js, archive.js, connection.js, front.js, links.js, lobby.js, players.js, records.js,
 // room.js, round_start.js, rules.js and tournaments.js.
 
+import { api, forgetSessionToken, keepSessionToken, sessionToken } from "./api.js";
 import { GamesPage } from "./archive.js";
 import { Connection, Status } from "./connection.js";
 import { FrontPage } from "./front.js";
@@ -22,7 +23,6 @@ import { PlayerPage } from "./players.js";
 import { RulesPage } from "./rules.js";
 import { TournamentPage, TournamentsPage } from "./tournaments.js";
 
-const TOKEN_KEY = "browne-games.token";
 const STATUS_TEXT = Object.freeze({
   [Status.CONNECTING]: "Connecting…",
   [Status.OPEN]: "Connected",
@@ -71,7 +71,7 @@ function showMenu(open) {
 
 function route() {
   showMenu(false);
-  const token = localStorage.getItem(TOKEN_KEY);
+  const token = sessionToken();
   const target = parseRoute(location.hash);
   if (token === null && target.name !== "signin") {
     becomeGuest();
@@ -95,11 +95,11 @@ function route() {
       page.open();
       break;
     case "tournaments":
-      page = new TournamentsPage(app, connection, token);
+      page = new TournamentsPage(app, connection);
       page.open();
       break;
     case "tournament":
-      page = new TournamentPage(app, connection, token, target.tournament);
+      page = new TournamentPage(app, connection, target.tournament);
       page.open();
       break;
     case "records":
@@ -189,7 +189,7 @@ function showStatus(status, detail) {
   statusBadge.textContent = STATUS_TEXT[status] + (detail && status !== Status.OPEN ? ` (${detail})` : "");
   statusBadge.title = statusBadge.textContent; // the whole of it where the header cuts it short
   if (status === Status.SIGNED_OUT) {
-    localStorage.removeItem(TOKEN_KEY);
+    forgetSessionToken();
     connection = null;
     page = null;
     showSignIn(detail);
@@ -199,10 +199,7 @@ function showStatus(status, detail) {
 /** A first visit plays at once: a guest is made with no form (the sign-in page if it fails). */
 async function becomeGuest() {
   try {
-    const response = await fetch("/api/guest", { method: "POST", headers: { "Content-Type": "application/json" }, body: "" });
-    const answer = await response.json().catch(() => ({}));
-    if (!response.ok) throw new Error(answer.message ?? `the server answered ${response.status}`);
-    localStorage.setItem(TOKEN_KEY, answer.token);
+    keepSessionToken((await api("/api/guest", { body: null })).token);
   } catch (error) {
     showSignIn(`no guest could be made (${error.message})`);
     return;
@@ -214,15 +211,11 @@ function showSignIn(reason = "") {
   const message = element("p", { class: "sign-in-error", role: "alert" });
   // A registration sends the session along: made from a guest's, the account keeps the
   // guest's finished games (the server looks; any other session changes nothing).
-  const sessionToken = localStorage.getItem(TOKEN_KEY);
+  const hadSession = sessionToken() !== null;
   const guestName = connection?.player?.guest ? connection.player.name : null;
   const signIn = async (url, body) => {
-    const headers = { "Content-Type": "application/json" };
-    if (url === "/api/register" && sessionToken !== null) headers.Authorization = `Bearer ${sessionToken}`;
-    const response = await fetch(url, { method: "POST", headers, body: body === null ? "" : JSON.stringify(body) });
-    const answer = await response.json().catch(() => ({}));
-    if (!response.ok) throw new Error(answer.message ?? `the server answered ${response.status}`);
-    localStorage.setItem(TOKEN_KEY, answer.token);
+    const answer = await api(url, { body, signed: url === "/api/register" && hadSession });
+    keepSessionToken(answer.token);
     if (connection !== null) connection.close(); // the guest's, replaced by the account's
     connection = null;
     if (location.hash === "#/signin") location.hash = "#/";

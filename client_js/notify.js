@@ -3,10 +3,11 @@
 // (the service worker sw.js shows what the server pushes).  Each can be turned off; the
 // choices for the first two are kept in localStorage, the third is this browser's push
 // subscription, kept by the server (POST/DELETE /api/push/subscriptions).
-// Imports nothing.
+// Imports api.js (the server's routes).
+
+import { api } from "./api.js";
 
 const PREFS_KEY = "browne-games.notify";
-const TOKEN_KEY = "browne-games.token";
 
 /** This browser's choices: {title, tab}, both on unless turned off. */
 function preferences() {
@@ -62,15 +63,8 @@ function sameKey(buffer, text) {
   return bytes.length === wanted.length && bytes.every((byte, index) => byte === wanted[index]);
 }
 
-async function subscriptionsRoute(method, body) {
-  const response = await fetch("/api/push/subscriptions", {
-    method,
-    headers: { "Content-Type": "application/json", Authorization: `Bearer ${localStorage.getItem(TOKEN_KEY) ?? ""}` },
-    body: JSON.stringify(body),
-  });
-  const answer = await response.json().catch(() => ({}));
-  if (!response.ok) throw new Error(answer.message ?? `the server answered ${response.status}`);
-  return answer;
+function subscriptionsRoute(method, body) {
+  return api("/api/push/subscriptions", { method, body, signed: true });
 }
 
 /** This browser's push subscription, or null. */
@@ -89,9 +83,7 @@ async function turnPushOn() {
   }
   await navigator.serviceWorker.register("/sw.js");
   const registration = await navigator.serviceWorker.ready;
-  const response = await fetch("/api/push/key");
-  if (!response.ok) throw new Error(`the server answered ${response.status}`);
-  const { key } = await response.json();
+  const { key } = await api("/api/push/key");
   let subscription = await registration.pushManager.getSubscription();
   if (subscription !== null && !sameKey(subscription.options?.applicationServerKey, key)) {
     await subscription.unsubscribe(); // made for another server key: useless now

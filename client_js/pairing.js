@@ -4,8 +4,9 @@
 // entry after 30 s), until someone else joins and the lobby feed announces the game (main.js
 // then goes to it).  Each control shows how many wait there (GET /api/pools, every 10 s).  Cancel, or leaving the page, stops the wait.  Signed-in players may
 // choose a rated pool, paired by rating.
-// Imports protocol.js and room.js (element).
+// Imports api.js, protocol.js and room.js (element).
 
+import { api } from "./api.js";
 import { MsgType } from "./protocol.js";
 import { element } from "./room.js";
 
@@ -87,8 +88,7 @@ class QuickPairing {
   async followCounts() {
     clearTimeout(this.countTimer);
     try {
-      const response = await fetch("/api/pools");
-      if (response.ok) this.counts = (await response.json()).waiting;
+      this.counts = (await api("/api/pools")).waiting;
     } catch (error) {
       // the counts are a hint: the grid works without them
     }

@@ -3,9 +3,10 @@
 // wins, draws and losses against each opponent, the games they play now (to watch, or to play
 // when they are yours) and their finished games, newest first, a page at a time (GET
 // /api/games/finished, as the finished games page asks it).
-// Imports archive.js (how a game ended, in words), links.js, pairing.js (time controls in
+// Imports api.js, archive.js (how a game ended, in words), links.js, pairing.js (time controls in
 // words) and room.js (element).
 
+import { api } from "./api.js";
 import { changeWords, dateWords, endingWords } from "./archive.js";
 import { playerLink } from "./links.js";
 import { controlWords } from "./pairing.js";
@@ -60,9 +61,7 @@ class PlayerPage {
 
   async open() {
     try {
-      const response = await fetch(`/api/players/${encodeURIComponent(this.playerId)}`);
-      const answer = await response.json().catch(() => ({}));
-      if (!response.ok) throw new Error(answer.message ?? `the server answered ${response.status}`);
+      const answer = await api(`/api/players/${encodeURIComponent(this.playerId)}`);
       this.show(answer);
       await Promise.all([this.loadRecent(), this.loadGraphs(answer.ratings)]);
     } catch (error) {
@@ -76,9 +75,7 @@ class PlayerPage {
     if (this.cursor !== null) params.set("before", this.cursor);
     this.more.disabled = true;
     try {
-      const response = await fetch(`/api/games/finished?${params}`);
-      const answer = await response.json().catch(() => ({}));
-      if (!response.ok) throw new Error(answer.message ?? `the server answered ${response.status}`);
+      const answer = await api(`/api/games/finished?${params}`);
       const lines = answer.games.map((g) => this.gameLine(g, this.player, this.me()?.id ?? null));
       if (this.cursor === null) this.recent.replaceChildren(...(lines.length > 0 ? lines : [element("li", { class: "empty" }, ["No finished games yet."])]));
       else this.recent.append(...lines);
@@ -94,9 +91,8 @@ class PlayerPage {
     const rated = Object.entries(ratings).filter(([, r]) => r.games > 0);
     const histories = await Promise.all(
       rated.map(async ([game]) => {
-        const response = await fetch(`/api/players/${encodeURIComponent(this.playerId)}/ratings/${game}`);
-        if (!response.ok) throw new Error(`the server answered ${response.status}`);
-        return [game, (await response.json()).history];
+        const { history } = await api(`/api/players/${encodeURIComponent(this.playerId)}/ratings/${game}`);
+        return [game, history];
       }),
     );
     this.graphs.replaceChildren(...histories.filter(([, history]) => history.length > 0).map(([game, history]) => ratingGraph(TITLES[game] ?? game, game, history)));

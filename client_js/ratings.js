@@ -3,21 +3,15 @@
 // each game with its history drawn as an SVG sparkline, and the rated games of the game the
 // leaderboard shows.  Read from the JSON routes of docs/protocol.md, and read again when a
 // rated game ends (the lobby page calls refresh()).
-// Imports room.js (element).
+// Imports api.js, room.js (element).
 
+import { api } from "./api.js";
 import { element } from "./room.js";
 
 const SVG_NS = "http://www.w3.org/2000/svg";
 const SPARK_WIDTH = 90;
 const SPARK_HEIGHT = 28;
 const HISTORY_SHOWN = 10;
-
-async function readJson(path) {
-  const response = await fetch(path);
-  const answer = await response.json().catch(() => ({}));
-  if (!response.ok) throw new Error(answer.message ?? `the server answered ${response.status}`);
-  return answer;
-}
 
 function ratingPath(playerId, game) {
   return `/api/players/${encodeURIComponent(playerId)}/ratings/${encodeURIComponent(game)}`;
@@ -105,7 +99,7 @@ class RatingsPanel {
     const game = this.gameSelect.value;
     if (!game) return;
     try {
-      const answer = await readJson(`/api/ratings/${encodeURIComponent(game)}?provisional=1`);
+      const answer = await api(`/api/ratings/${encodeURIComponent(game)}?provisional=1`);
       if (game !== this.gameSelect.value) return; // another game was chosen meanwhile
       this.drawBoard(answer.leaderboard);
       this.message.textContent = "";
@@ -145,7 +139,7 @@ class RatingsPanel {
     const chosen = this.gameSelect.value;
     let answers;
     try {
-      answers = await Promise.all(this.games.map((game) => readJson(ratingPath(player.id, game))));
+      answers = await Promise.all(this.games.map((game) => api(ratingPath(player.id, game))));
     } catch (error) {
       this.message.textContent = error.message;
       return;

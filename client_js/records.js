@@ -5,6 +5,7 @@
 // replaying every move (POST /api/records, docs/protocol.md) and sends each position asked
 // for, so this page knows no rules.  Imports board.js and room.js.
 
+import { api } from "./api.js";
 import { BoardView } from "./board.js";
 import { GAMES, breakable, element, icon, resultText } from "./room.js";
 
@@ -101,9 +102,7 @@ class RecordsPage {
     if (ply !== null) body.ply = ply;
     let answer;
     try {
-      const response = await fetch("/api/records", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
-      answer = await response.json().catch(() => ({ message: `the server answered ${response.status}` }));
-      if (!response.ok) throw new Error(answer.message ?? `the server answered ${response.status}`);
+      answer = await api("/api/records", { body });
     } catch (error) {
       this.error.textContent = `This record cannot be shown: ${error.message}`;
       if (ply === null) this.viewer.hidden = true;

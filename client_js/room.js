@@ -18,9 +18,10 @@
 // {viewBox, label, items, shapes, highlights}, ghost(data, step, colour) -> items and
 // picture(data, step, colour) -> {viewBox, items}; a game that scores also exports SCORES,
 // {title, format(score)}: what its scores count.
-// Imports analysis.js, board.js, chat.js, moves.js, notify.js, room_ratings.js, sounds.js, connection.js (errors), protocol.js and the game
+// Imports api.js, analysis.js, board.js, chat.js, moves.js, notify.js, room_ratings.js, sounds.js, connection.js (errors), protocol.js and the game
 // modules.
 
+import { api } from "./api.js";
 import { AnalysisPanel } from "./analysis.js";
 import { BoardView, build } from "./board.js";
 import { ChatPanel } from "./chat.js";
@@ -857,9 +858,7 @@ class RoomPage {
   }
 
   async fetchPosition(ply) {
-    const response = await fetch(`/api/rooms/${encodeURIComponent(this.roomId)}/positions/${ply}`);
-    const answer = await response.json().catch(() => ({}));
-    if (!response.ok) throw Object.assign(new Error(answer.message ?? `the server answered ${response.status}`), { code: answer.code ?? "error" });
+    const answer = await api(`/api/rooms/${encodeURIComponent(this.roomId)}/positions/${ply}`);
     this.positions.set(ply, answer.data);
     if (answer.mover !== null && answer.mover !== undefined) this.movers.set(ply, answer.mover);
   }

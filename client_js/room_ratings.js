@@ -3,7 +3,9 @@
 // for accounts only (guests have no rating).  When a rated game ends the server rates it a
 // moment later (the lobby follows finished rooms in passes): the page reads the ratings
 // again until this game is in the history, and shows each player's change.
-// Imports nothing.
+// Imports api.js (the server's routes).
+
+import { api } from "./api.js";
 
 const GUEST_PREFIX = "g:";
 const BOT_PREFIX = "u:bot-";
@@ -49,9 +51,7 @@ class RoomRatings {
 
   async read(game, pool, playerId) {
     const query = pool === null ? "" : `?pool=${pool}`;
-    const response = await fetch(`/api/players/${encodeURIComponent(playerId)}/ratings/${encodeURIComponent(game)}${query}`);
-    if (!response.ok) throw new Error(`the server answered ${response.status}`);
-    const answer = await response.json();
+    const answer = await api(`/api/players/${encodeURIComponent(playerId)}/ratings/${encodeURIComponent(game)}${query}`);
     const entry = answer.history.find((game) => game.game_id === this.roomId) ?? null;
     this.ratings.set(playerId, { text: answer.rating.text, change: entry === null ? null : entry.change });
     this.changed();

@@ -4,9 +4,10 @@
 // makes every link of the page an address of this site.  A game's page starts with its
 // worked example on a board the reader steps through (the positions from
 // /api/rules/<game>/example, drawn by the game page's own modules).
-// Imports board.js, pairing.js (time controls in words) and room.js (the game modules,
+// Imports api.js, board.js, pairing.js (time controls in words) and room.js (the game modules,
 // element).
 
+import { api } from "./api.js";
 import { BoardView } from "./board.js";
 import { controlWords } from "./pairing.js";
 import { GAMES, element } from "./room.js";
@@ -43,9 +44,7 @@ class RulesPage {
   async openExample() {
     const module = GAMES[this.name];
     if (module === undefined) return;
-    const response = await fetch(`/api/rules/${encodeURIComponent(this.name)}/example`);
-    if (!response.ok) return; // the page reads without it
-    this.steps = (await response.json()).steps;
+    this.steps = (await api(`/api/rules/${encodeURIComponent(this.name)}/example`)).steps;
     this.step = 0;
     const h = element;
     this.exampleCaption = h("p", { class: "example-caption", "aria-live": "polite" });
@@ -87,9 +86,7 @@ class RulesPage {
 
   async open() {
     try {
-      const response = await fetch(`/api/rules/${encodeURIComponent(this.name)}`);
-      const answer = await response.json().catch(() => ({}));
-      if (!response.ok) throw new Error(answer.message ?? `the server answered ${response.status}`);
+      const answer = await api(`/api/rules/${encodeURIComponent(this.name)}`);
       // The server renders the project's own Markdown with raw HTML escaped.
       this.article.innerHTML = answer.html;
       this.article.setAttribute("aria-busy", "false");

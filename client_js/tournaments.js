@@ -3,8 +3,9 @@
 // links to every game's room, and join/withdraw.  Both follow the connection's tournament
 // feed (docs/protocol.md): the server pushes each change, so standings and pairings follow
 // the games as they end, with no polling; creating, joining and withdrawing are HTTP routes.
-// Imports links.js (names link to their pages) and room.js (for element).
+// Imports api.js, links.js (names link to their pages) and room.js (for element).
 
+import { api } from "./api.js";
 import { playerLink } from "./links.js";
 import { element } from "./room.js";
 
@@ -40,25 +41,6 @@ function points(score) {
   return half ? (whole === 0 ? "½" : `${whole}½`) : String(whole);
 }
 
-/** GET or POST (JSON) an API route as the bearer of `token`; the answer, or throws with its
- * message (and `code`). */
-async function api(path, token, body = undefined) {
-  const init = { headers: { "Content-Type": "application/json" } };
-  if (body !== undefined) {
-    init.method = "POST";
-    init.body = JSON.stringify(body);
-    init.headers.Authorization = `Bearer ${token}`;
-  }
-  const response = await fetch(path, init);
-  const answer = await response.json().catch(() => ({}));
-  if (!response.ok) {
-    const error = new Error(answer.message ?? `the server answered ${response.status}`);
-    error.code = answer.code;
-    throw error;
-  }
-  return answer;
-}
-
 function when(seconds) {
   return seconds ? new Date(seconds * 1000).toLocaleString() : "";
 }
@@ -71,12 +53,11 @@ function eventLink(id, text) {
   return element("a", { href: `#/tournament/${encodeURIComponent(id)}` }, [text]);
 }
 
-/** What both pages share: the connection, the session token and an error line. */
+/** What both pages share: the connection and an error line. */
 class Followed {
-  constructor(root, connection, token) {
+  constructor(root, connection) {
     this.root = root;
     this.connection = connection;
-    this.token = token;
     this.message = element("p", { class: "error", role: "alert" });
   }
 
@@ -92,8 +73,8 @@ const STATUS_ORDER = Object.freeze({
 });
 
 class TournamentsPage extends Followed {
-  constructor(root, connection, token) {
-    super(root, connection, token);
+  constructor(root, connection) {
+    super(root, connection);
     const h = element;
     this.lists = { created: h("tbody"), running: h("tbody"), finished: h("tbody") };
     const table = (key, title) =>
@@ -118,7 +99,7 @@ class TournamentsPage extends Followed {
   form() {
     const h = element;
     const game = h("select", { name: "game" });
-    api("/api/games", this.token)
+    api("/api/games")
       .then((answer) => game.replaceChildren(...answer.games.map((g) => h("option", { value: g.name }, [gameName(g.name)]))))
       .catch((error) => this.showError(error));
     const format = h("select", { name: "format" }, FORMATS.map(([value, label]) => h("option", { value }, [label])));
@@ -155,7 +136,7 @@ class TournamentsPage extends Followed {
       if (format.value === "swiss") body.rounds = Number(rounds.value);
       if (format.value === "arena") body.duration = Number(duration.value) * 60;
       try {
-        const created = await api("/api/tournaments", this.token, body);
+        const created = await api("/api/tournaments", { body, signed: true });
         location.hash = `#/tournament/${encodeURIComponent(created.id)}`;
       } catch (error) {
         this.showError(error);
@@ -203,8 +184,8 @@ class TournamentsPage extends Followed {
 }
 
 class TournamentPage extends Followed {
-  constructor(root, connection, token, tournamentId) {
-    super(root, connection, token);
+  constructor(root, connection, tournamentId) {
+    super(root, connection);
     this.tournamentId = tournamentId;
     this.shown = null; // the event as last drawn
     const h = element;
@@ -242,7 +223,7 @@ class TournamentPage extends Followed {
 
   async act(action) {
     try {
-      this.update(await api(`/api/tournaments/${encodeURIComponent(this.tournamentId)}/${action}`, this.token, {}));
+      this.update(await api(`/api/tournaments/${encodeURIComponent(this.tournamentId)}/${action}`, { body: {}, signed: true }));
       this.message.textContent = "";
     } catch (error) {
       this.showError(error);
