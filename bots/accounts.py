@@ -16,10 +16,10 @@ import time
 import redis.asyncio as aioredis
 
 from bots.levels import LEVELS
-from lobby import secret_store
 from lobby.accounts import Account, hash_password, name_key
 from lobby.identity import Player, issue_token
 from lobby.store import accounts as account_store
+from lobby.store import secrets as secret_store
 
 PREFIX = "bot-"
 """Every bot's name starts with this (a reserved prefix: people cannot register it)."""

@@ -1,7 +1,7 @@
 """Registered accounts: the username rule, password hashing, and the login limits.
 
 Pure functions over plain values; :mod:`lobby.store.accounts` keeps accounts in Redis (and
-:mod:`lobby.attempt_store` failed logins) and calls these to decide.  Passwords are stored
+:mod:`lobby.store.attempts` failed logins) and calls these to decide.  Passwords are stored
 only as a slow, salted scrypt hash (``hashlib.scrypt``, standard library, so no native
 dependency): N=2**14, r=8, p=5, a 16-byte salt and a 32-byte key, one of OWASP's equivalent
 scrypt settings (16 MiB of memory, about 0.16 s per hash on a 2-core machine).  The

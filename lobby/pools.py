@@ -8,7 +8,7 @@ within both players' :func:`rating_range`, which widens the longer a player wait
 that nobody waits for ever for a close match; in a casual pool anyone pairs with anyone, guests
 included.  An entry lapses :data:`ENTRY_SECONDS` after it was last renewed, so a player whose
 page or server went away leaves the pool by itself.  The pairing itself is atomic in Redis
-(:mod:`lobby.pool_store`); this module makes the accepted challenge the room is created from.
+(:mod:`lobby.store.pools`); this module makes the accepted challenge the room is created from.
 Imports :mod:`lobby.challenges`, :mod:`lobby.clocks`, :mod:`lobby.identity`,
 :mod:`protocol.errors` and :mod:`rules`; never Redis.
 """

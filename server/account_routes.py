@@ -18,9 +18,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from lobby import attempt_store
 from lobby.accounts import name_key
-from lobby.attempt_store import Window
 from lobby.identity import (
     BOT_TOKEN_TTL_SECONDS,
     DEVICE_TTL_SECONDS,
@@ -33,7 +31,9 @@ from lobby.identity import (
     verify_device_token,
 )
 from lobby.store import accounts as account_store
+from lobby.store import attempts as attempt_store
 from lobby.store import games as game_store
+from lobby.store.attempts import Window
 from protocol.errors import ClientError, NotAuthenticatedError
 from server.auth import guest_session
 from server.bodies import Credentials, Empty

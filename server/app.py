@@ -33,7 +33,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
-from lobby import secret_store
+from lobby.store import secrets as secret_store
 from protocol.errors import CloseCode, NotAuthenticatedError, close_code
 from server import (
     account_routes,

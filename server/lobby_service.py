@@ -42,7 +42,7 @@ import redis.asyncio as aioredis
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from lobby import pool_store, pools, rating_store
+from lobby import pools
 from lobby.challenges import (
     DEFAULT_LIMITS,
     Challenge,
@@ -59,6 +59,8 @@ from lobby.store import common as store_common
 from lobby.store import connections as connection_store
 from lobby.store import creations as creation_store
 from lobby.store import games as game_store
+from lobby.store import pools as pool_store
+from lobby.store import ratings as rating_store
 from protocol.errors import LimitReachedError, UnknownChallengeError
 from protocol.messages import ServerLobby, ServerLobbyEvent, encode
 from server import listing, outbox

@@ -14,8 +14,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from lobby import rating_store
 from lobby.ratings import COMPUTER_POOL_SUFFIX
+from lobby.store import ratings as rating_store
 from protocol.errors import UnknownGameError
 from rules import GAMES
 from server.web import error_response, runtime_of

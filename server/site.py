@@ -34,7 +34,6 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
-from lobby import pool_store, rating_store
 from lobby.archive import BadQueryError, parse_query
 from lobby.challenges import canonical_options
 from lobby.games import FinishedGame, LiveGame, scores_by_opponent
@@ -42,6 +41,8 @@ from lobby.identity import player_data
 from lobby.ratings import BOT_ID_PREFIX, Rating, rating_pool
 from lobby.store import accounts as account_store
 from lobby.store import games as game_store
+from lobby.store import pools as pool_store
+from lobby.store import ratings as rating_store
 from protocol.errors import (
     BadOptionsError,
     ClientError,

@@ -1,6 +1,6 @@
 """Tournaments over the wire: requests, the scheduler step, and results from finished rooms.
 
-The imperative shell around :mod:`lobby.tournament_store` (which commits every transition of
+The imperative shell around :mod:`lobby.store.tournaments` (which commits every transition of
 :mod:`lobby.tournaments` once, whatever races) for one server process:
 
 * requests: create, join, withdraw, list, get (standings, pairings, crosstable);
@@ -39,9 +39,9 @@ import redis.asyncio as aioredis
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from lobby import rating_store
-from lobby import tournament_store as ts
 from lobby.identity import Player, is_guest_id
+from lobby.store import ratings as rating_store
+from lobby.store import tournaments as ts
 from lobby.tournaments import lifecycle, model, standings
 from lobby.tournaments.model import Game, Settings, Status, Step, Tournament
 from protocol.errors import BadRequestError, ClientError, ErrorCode, TournamentError

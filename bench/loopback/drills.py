@@ -63,9 +63,9 @@ from bench.loopback import http
 from bench.loopback.tcp_proxy import TcpProxy
 from bench.loopback.topology import SECRET, Topology
 from client import Client, RoomView, ServerReplyError
-from lobby import rating_store
 from lobby.identity import Player, issue_token, new_guest, player_from_data
 from lobby.store import games as game_store
+from lobby.store import ratings as rating_store
 from rules import GAMES, find_game
 from server import listing, outbox
 from server.redis import store

@@ -1,22 +1,23 @@
 """The lobby in Redis: one module per store, each holding the keys its docstring lists.
 
 :mod:`~lobby.store.accounts` (accounts, logins, finding a player),
+:mod:`~lobby.store.attempts` (attempt limits: failed logins, registrations, guests),
 :mod:`~lobby.store.challenges` (challenges and their indexes),
 :mod:`~lobby.store.creations` (the limits on challenges and games made lately),
-:mod:`~lobby.store.connections` (connections, hence presence) and
-:mod:`~lobby.store.games` (live and finished games, the archive and its search), and
-:mod:`~lobby.store.analyses` (the queue of computer analyses and their results, the only
-keys under ``analysis:``); what they
-share (the event channel, JSON, optimistic transactions, keys two stores write) is in
-:mod:`~lobby.store.common`.  Quick-pairing pools, ratings, tournaments and attempt limits keep
-their own stores (:mod:`lobby.pool_store`, :mod:`lobby.rating_store`,
-:mod:`lobby.tournament_store`, :mod:`lobby.attempt_store`).
+:mod:`~lobby.store.connections` (connections, hence presence),
+:mod:`~lobby.store.games` (live and finished games, the archive and its search),
+:mod:`~lobby.store.analyses` (the queue of computer analyses and their results),
+:mod:`~lobby.store.pools` (quick-pairing pools), :mod:`~lobby.store.ratings` (ratings, their
+history and leaderboards), :mod:`~lobby.store.tournaments` (tournaments and their index) and
+:mod:`~lobby.store.secrets` (the session secret the processes share).  What they share (the
+event channel, JSON, optimistic transactions, keys two stores write, the loader of every Lua
+script, the server's included) is in :mod:`~lobby.store.common`.
 
 Thin adapters: every decision is made by the pure modules (:mod:`lobby.accounts`,
 :mod:`lobby.challenges`, :mod:`lobby.presence`, :mod:`lobby.games`); the stores load their
 values, store the results atomically and publish what changed.  Every function receives the
 Redis client and the current time as arguments.  Values are stored as JSON text, so they read
-well in ``redis-cli``; every key is under ``lobby:``.  Their Lua scripts are files of their
-own in ``lua/``, read once at import.  Imports redis, the pure lobby modules, the attempt
-store and the hash pool; never :mod:`server`.
+well in ``redis-cli``; each module's docstring lists its keys.  Their Lua scripts are files
+of their own in ``lua/``, read once at import.  Imports redis and the pure lobby modules;
+never :mod:`server`.
 """

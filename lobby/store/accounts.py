@@ -8,7 +8,7 @@ Keys:
 ``lobby:account-id:{player_id}``       string  name_key of the account with this id
 =====================================  ======  ===============================================
 
-Login, registration and guest limits live in :mod:`lobby.attempt_store`; passwords are hashed
+Login, registration and guest limits live in :mod:`lobby.store.attempts`; passwords are hashed
 in a :class:`lobby.work_pool.WorkPool`, never in the event loop.  Online guests are found
 among the connections (:mod:`lobby.store.connections`).
 """
@@ -18,11 +18,12 @@ from __future__ import annotations
 import secrets
 from collections.abc import Sequence
 
-from lobby import accounts, attempt_store
+from lobby import accounts
 from lobby.accounts import DEFAULT_LOGIN_LIMITS, DEFAULT_SCRYPT, Account, LoginLimits, ScryptParams
-from lobby.attempt_store import Delay, Gate, Window
 from lobby.identity import Player
+from lobby.store import attempts as attempt_store
 from lobby.store import connections
+from lobby.store.attempts import Delay, Gate, Window
 from lobby.store.common import Redis, dump, history_key, load, lua, text
 from lobby.work_pool import DEFAULT_POOL, Reservation, WorkPool
 from protocol.errors import (

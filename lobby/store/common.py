@@ -41,10 +41,10 @@ Redis = aioredis.Redis
 T = TypeVar("T")
 
 
-def lua(name: str) -> str:
-    """The text of the script ``lua/<name>.lua`` (installed as package data); raises
-    FileNotFoundError."""
-    return (files("lobby.store") / "lua" / f"{name}.lua").read_text(encoding="utf-8")
+def lua(name: str, package: str = "lobby.store") -> str:
+    """The text of the script ``lua/<name>.lua`` of ``package`` (installed as package data,
+    as every Lua script of the lobby's and the server's stores is); raises FileNotFoundError."""
+    return (files(package) / "lua" / f"{name}.lua").read_text(encoding="utf-8")
 
 
 def decode_events(raw: bytes | str) -> list[dict[str, Any]]:

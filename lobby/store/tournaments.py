@@ -34,21 +34,14 @@ from typing import Any, cast
 import redis.asyncio as aioredis
 
 from lobby.identity import Player, PlayerId
+from lobby.store.common import lua
 from lobby.tournaments import lifecycle, model
 from lobby.tournaments.model import Format, Game, Settings, Status, Tournament
 from protocol.errors import ErrorCode, TournamentError
 
 log = logging.getLogger(__name__)
 
-_COMMIT = """
-if (redis.call('GET', KEYS[2]) or '') ~= ARGV[1] then
-    return 0
-end
-redis.call('SET', KEYS[1], ARGV[3])
-redis.call('SET', KEYS[2], ARGV[2])
-return 1
-"""
-"""Write state and version only if the version is still ARGV[1] ('' for a new tournament)."""
+_COMMIT = lua("commit_tournament")
 
 CHANNEL = "tournaments"
 """The channel every committed change is announced on."""

@@ -8,13 +8,3 @@ key) and :mod:`~server.redis.embedded_redis` (the Redis of ``./dev
 serve``).  They hold no decisions: those are in :mod:`server.rooms` and the lobby.  Their Lua
 scripts are files of their own in ``lua/``, read once at import.
 """
-
-from __future__ import annotations
-
-from importlib.resources import files
-
-
-def lua(name: str) -> str:
-    """The text of the script ``lua/<name>.lua`` (installed as package data); raises
-    FileNotFoundError."""
-    return (files(__name__) / "lua" / f"{name}.lua").read_text(encoding="utf-8")

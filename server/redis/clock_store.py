@@ -30,14 +30,15 @@ from __future__ import annotations
 import redis.asyncio as aioredis
 
 from lobby import clocks
-from server.redis import lua, store
+from lobby.store.common import lua
+from server.redis import store
 from server.rooms import Room, RoomId
 
 DUE_KEY = "clocks:due"
 IDLE_KEY = "rooms:idle"
 BATCH = 100
 
-_SET_IF_VERSION = lua("set_deadline_if_version")
+_SET_IF_VERSION = lua("set_deadline_if_version", "server.redis")
 
 
 def flag_time(room: Room) -> float | None:

@@ -17,12 +17,12 @@ import redis.asyncio as aioredis
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 
+from lobby.store.common import lua
 from server.push import Subscription
-from server.redis import lua
 
 VAPID_KEY = "push:vapid"
 
-_ADD = lua("push_add")
+_ADD = lua("push_add", "server.redis")
 
 
 def subscriptions_key(player_id: str) -> str:

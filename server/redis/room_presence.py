@@ -30,9 +30,9 @@ from collections.abc import Awaitable, Callable
 
 import redis.asyncio as aioredis
 
+from lobby.store.common import lua
 from protocol.errors import UnknownRoomError
 from server.coalesce import Coalesced
-from server.redis import lua
 from server.redis.store import Loaded
 from server.rooms import Command, Presence, RoomId
 
@@ -45,9 +45,9 @@ SWEEP_BATCH = 100
 STOP_WAIT = 2.0
 """Seconds stopping waits for the loops, then again after cancelling them."""
 
-_LEASE = lua("lease")
+_LEASE = lua("lease", "server.redis")
 
-_SWEEP = lua("sweep_leases")
+_SWEEP = lua("sweep_leases", "server.redis")
 
 
 def presence_key(room_id: RoomId) -> str:

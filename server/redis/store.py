@@ -45,10 +45,10 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import NoScriptError, ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from lobby.store.common import lua
 from protocol.diff import apply
 from server import listing
 from server.outbox import OUTBOX_KEY
-from server.redis import lua
 from server.rooms import DEFAULT_IDLE_LIMITS, IdleLimits, Room, RoomId, room_doc, room_from_doc
 
 DIFF_HISTORY = 100
@@ -606,8 +606,8 @@ async def _run(client: aioredis.Redis, script: _Script, keys: list[str], args: l
         return await client.eval(script.source, len(keys), *keys, *args)
 
 
-_CREATE = _Script(lua("create_room"))
+_CREATE = _Script(lua("create_room", "server.redis"))
 
-_COMMIT = _Script(lua("commit"))
+_COMMIT = _Script(lua("commit", "server.redis"))
 
-_WATCHERS = _Script(lua("change_watchers"))
+_WATCHERS = _Script(lua("change_watchers", "server.redis"))

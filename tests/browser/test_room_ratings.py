@@ -11,9 +11,9 @@ import redis.asyncio as aioredis
 from playwright.async_api import expect
 
 from client import Client
-from lobby import rating_store
 from lobby.identity import Player
 from lobby.store import accounts as account_store
+from lobby.store import ratings as rating_store
 from server.redis import store
 from server.rooms import SeatHolder, new_room
 from tests.browser.conftest import Opener, room_for

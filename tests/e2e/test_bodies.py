@@ -12,8 +12,8 @@ import pytest
 import redis.asyncio as aioredis
 
 from bench.loopback.http import Answer, request
-from lobby import tournament_store as ts
 from lobby.store import accounts as account_store
+from lobby.store import tournaments as ts
 from lobby.tournaments.model import Format, Settings
 from tests.e2e.conftest import RunningServer
 

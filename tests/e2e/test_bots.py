@@ -24,8 +24,8 @@ import pytest
 
 from bots.accounts import bot_player
 from client import Client, RoomView
-from lobby import rating_store
 from lobby.identity import Player, new_guest
+from lobby.store import ratings as rating_store
 from rules import GAMES, find_game
 from tests.conftest import RedisServer
 from tests.e2e.conftest import ROOT, SECRET, RunningServer, start_server, token_for

@@ -16,11 +16,11 @@ import pytest
 import redis.asyncio as aioredis
 
 from client import Client, ServerReplyError
-from lobby import rating_store
 from lobby.bot_strength import read_strength
 from lobby.games import replay
 from lobby.identity import Player, new_guest
 from lobby.store import challenges as challenge_store
+from lobby.store import ratings as rating_store
 from rules import find_game
 from rules.record import parse_record_text
 from server.redis.embedded_redis import free_port

@@ -20,8 +20,8 @@ import pytest
 import redis.asyncio as aioredis
 
 from client import Client
-from lobby import rating_store
 from lobby.identity import Player, new_guest
+from lobby.store import ratings as rating_store
 from protocol.errors import ErrorCode, TournamentError, error_code
 from server.redis import store
 from server.redis.embedded_redis import free_port

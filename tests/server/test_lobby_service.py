@@ -17,13 +17,13 @@ import redis.asyncio as aioredis
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import OutOfMemoryError
 
-from lobby import rating_store
 from lobby.challenges import ChallengeLimits, Status
 from lobby.games import LiveGame
 from lobby.identity import Player
 from lobby.store import challenges as challenge_store
 from lobby.store import common as store_common
 from lobby.store import games as game_store
+from lobby.store import ratings as rating_store
 from protocol.errors import LimitReachedError
 from server import adjudicator, outbox
 from server.fanout import Fanout

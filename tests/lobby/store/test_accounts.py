@@ -10,10 +10,10 @@ import pytest
 import redis.asyncio as aioredis
 
 from lobby.accounts import LoginLimits, ScryptParams
-from lobby.attempt_store import Window
 from lobby.identity import Player, new_guest
 from lobby.store import accounts as account_store
 from lobby.store import connections as connection_store
+from lobby.store.attempts import Window
 from lobby.work_pool import WorkPool
 from protocol.errors import (
     BadCredentialsError,

@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 import redis.asyncio as aioredis
 
-from lobby import attempt_store
-from lobby.attempt_store import Delay, Window
+from lobby.store import attempts as attempt_store
+from lobby.store.attempts import Delay, Window
 from protocol.errors import RateLimitedError
 
 T0 = 1_000_000.0

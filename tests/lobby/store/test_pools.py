@@ -12,7 +12,6 @@ from typing import Any
 import pytest
 import redis.asyncio as aioredis
 
-from lobby import pool_store
 from lobby.identity import Player, new_guest
 from lobby.pools import (
     ENTRY_SECONDS,
@@ -22,6 +21,7 @@ from lobby.pools import (
     Entry,
     rating_range,
 )
+from lobby.store import pools as pool_store
 from protocol.errors import LimitReachedError
 
 T0 = 1_000_000.0

@@ -8,9 +8,9 @@ from collections.abc import AsyncIterator
 import pytest
 import redis.asyncio as aioredis
 
-from lobby import rating_store
 from lobby.identity import Player
 from lobby.ratings import PERIOD_SECONDS, Rating, age, rate_game
+from lobby.store import ratings as rating_store
 from tests.conftest import RedisServer
 
 ALICE = Player("alice", "Alice", guest=False)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import redis.asyncio as aioredis
 
-from lobby import secret_store
+from lobby.store import secrets as secret_store
 
 
 async def test_the_session_secret_is_shared_by_every_process(

@@ -9,8 +9,8 @@ from collections.abc import AsyncIterator
 import pytest
 import redis.asyncio as aioredis
 
-from lobby import tournament_store as store
 from lobby.identity import Player
+from lobby.store import tournaments as store
 from lobby.tournaments import lifecycle
 from lobby.tournaments.model import Format, Settings, Status
 from protocol.errors import ErrorCode, TournamentError
