@@ -1,23 +1,30 @@
-"""``python -m protocol``: write client_js/protocol.js (``--check``: exit 1 if it is stale)."""
+"""``python -m protocol``: write client_js/protocol.js and docs/protocol.schema.json
+(``--check``: exit 1 if either is stale)."""
 
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
+from protocol import schema
 from protocol.javascript import JS_PATH, javascript
 
 
 def main(argv: list[str]) -> int:
-    text = javascript()
+    generated: dict[Path, str] = {JS_PATH: javascript(), schema.SCHEMA_PATH: schema.text()}
     if "--check" in argv:
-        current = JS_PATH.read_text() if JS_PATH.exists() else ""
-        if current != text:
-            print(f"{JS_PATH} is stale: run python -m protocol", file=sys.stderr)
-            return 1
-        return 0
-    JS_PATH.write_text(text)
-    print(f"wrote {JS_PATH}")
+        stale = [path for path, text in generated.items() if _read(path) != text]
+        for path in stale:
+            print(f"{path} is stale: run python -m protocol", file=sys.stderr)
+        return 1 if stale else 0
+    for path, text in generated.items():
+        path.write_text(text)
+        print(f"wrote {path}")
     return 0
+
+
+def _read(path: Path) -> str:
+    return path.read_text() if path.exists() else ""
 
 
 if __name__ == "__main__":

@@ -657,11 +657,14 @@ _FIELD_TYPES: dict[str, tuple[type, ...]] = {
 }
 MAX_TEXT_LENGTH = 256
 """Longest text field accepted (option text, a player's name, a move)."""
-_CHOICES: dict[str, frozenset[str]] = {
+CHOICES: dict[str, frozenset[str]] = {
     "action": frozenset(DrawAction),
     "colour": frozenset({"mine", "theirs", "random"}),
     "channel": frozenset(ChatChannel),
 }
+"""The text fields of client messages that take one of a few values."""
+ID_FIELDS = frozenset({"room", "challenge", "tournament", "line"})
+"""The text fields of client messages that name something: at most MAX_ID_LENGTH long."""
 
 
 def decode(frame: bytes) -> ClientMessage:
@@ -699,11 +702,10 @@ def decode(frame: bytes) -> ClientMessage:
         if not isinstance(value, types) or (isinstance(value, bool) and bool not in types):
             raise MessageError(f"field {name!r} of {kind} has the wrong type", ref)
         if isinstance(value, str):
-            ids = ("room", "challenge", "tournament", "line")
-            limit = MAX_ID_LENGTH if name in ids else MAX_TEXT_LENGTH
+            limit = MAX_ID_LENGTH if name in ID_FIELDS else MAX_TEXT_LENGTH
             if len(value) > limit:
                 raise MessageError(f"{name} too long", ref)
-            choices = _CHOICES.get(name)
+            choices = CHOICES.get(name)
             if choices is not None and value not in choices:
                 raise MessageError(
                     f"field {name!r} must be one of {', '.join(sorted(choices))}", ref
