@@ -51,21 +51,22 @@ from websockets.exceptions import ConnectionClosed
 from protocol import messages
 from protocol.diff import DiffError, apply
 from protocol.errors import FrameError, RequestId
+from protocol.messages import ClientMessage, MsgType
 
 _REPLIES = frozenset(
     (
-        "joined",
-        "left",
-        "ok",
-        "error",
-        "lobby",
-        "challenge",
-        "accepted",
-        "tournament",
-        "tournaments",
-        "pool",
-        "chat",
-        "reported",
+        MsgType.JOINED,
+        MsgType.LEFT,
+        MsgType.OK,
+        MsgType.ERROR,
+        MsgType.LOBBY,
+        MsgType.CHALLENGE,
+        MsgType.ACCEPTED,
+        MsgType.TOURNAMENT,
+        MsgType.TOURNAMENTS,
+        MsgType.POOL,
+        MsgType.CHAT,
+        MsgType.REPORTED,
     )
 )
 """Server messages that answer a request (``ref`` names it)."""
@@ -192,17 +193,30 @@ class Client:
 
     # --- requests ----------------------------------------------------------------------------
 
+    def next_id(self) -> int:
+        """A request id this client has not used."""
+        return next(self._ids)
+
+    async def ask(self, message: ClientMessage, timeout: float = 10.0) -> dict[str, Any]:
+        """Send ``message``; its reply, or ServerReplyError."""
+        return await self._exchange(message.id, messages.encode(message), timeout)
+
     async def request(self, body: dict[str, Any], timeout: float = 10.0) -> dict[str, Any]:
-        """Send ``body`` (an ``id`` is added unless present); the reply, or ServerReplyError."""
-        body.setdefault("id", next(self._ids))
+        """Send the map ``body`` as it is (an ``id`` is added unless present), for frames the
+        protocol does not define, as tests of bad input send; the reply, or ServerReplyError.
+        Every other request is a typed message sent with :meth:`ask`."""
+        body.setdefault("id", self.next_id())
+        return await self._exchange(body["id"], msgpack.packb(body, use_bin_type=True), timeout)
+
+    async def _exchange(self, ref: RequestId, frame: bytes, timeout: float) -> dict[str, Any]:
         future = asyncio.get_running_loop().create_future()
-        self._replies[body["id"]] = future
+        self._replies[ref] = future
         try:
-            await self.socket.send(msgpack.packb(body, use_bin_type=True))
+            await self.socket.send(frame)
             reply: dict[str, Any] = await asyncio.wait_for(future, timeout)
         finally:
-            self._replies.pop(body["id"], None)
-        if reply["t"] == "error":
+            self._replies.pop(ref, None)
+        if reply["t"] == MsgType.ERROR:
             raise ServerReplyError(reply["code"], reply["message"])
         return reply
 
@@ -215,16 +229,14 @@ class Client:
         view = self.rooms.setdefault(room, RoomView(room))
         if version is None and view.doc is not None:
             version = view.version
-        body: dict[str, Any] = {"t": "join", "room": room}
         if version is not None:
-            body["version"] = version
             view.version = version
-        reply = await self.request(body)
+        reply = await self.ask(messages.ClientJoin(self.next_id(), room, version))
         view.role = reply["role"]
         return view
 
     async def leave(self, room: str) -> None:
-        await self.request({"t": "leave", "room": room})
+        await self.ask(messages.ClientLeave(self.next_id(), room))
         self.rooms.pop(room, None)
 
     async def move(
@@ -235,63 +247,55 @@ class Client:
         request_id: RequestId | None = None,
     ) -> int:
         """Play ``text`` from ``version`` (default: the view's); the version after the move."""
-        body: dict[str, Any] = {
-            "t": "move",
-            "room": room,
-            "move": text,
-            "version": self.rooms[room].version if version is None else version,
-        }
-        if request_id is not None:
-            body["id"] = request_id
-        reply = await self.request(body)
+        seen = self.rooms[room].version if version is None else version
+        ref = self.next_id() if request_id is None else request_id
+        reply = await self.ask(messages.ClientMove(ref, room, seen, text))
         return int(reply["version"])
 
     async def resign(self, room: str) -> int:
-        reply = await self.request(
-            {"t": "resign", "room": room, "version": self.rooms[room].version}
+        reply = await self.ask(
+            messages.ClientResign(self.next_id(), room, self.rooms[room].version)
         )
         return int(reply["version"])
 
     async def abort(self, room: str) -> int:
-        reply = await self.request(
-            {"t": "abort", "room": room, "version": self.rooms[room].version}
-        )
+        reply = await self.ask(messages.ClientAbort(self.next_id(), room, self.rooms[room].version))
         return int(reply["version"])
 
     async def takeback(self, room: str, action: str) -> int:
         """Ask to take back one's last move, or accept or decline the asking (``action``)."""
-        view = self.rooms[room]
-        body = {"t": "takeback", "room": room, "version": view.version, "action": action}
-        return int((await self.request(body))["version"])
+        version = self.rooms[room].version
+        message = messages.ClientTakeback(self.next_id(), room, version, action)
+        return int((await self.ask(message))["version"])
 
     async def draw(self, room: str, action: str) -> int:
         """Offer, accept or decline a draw (``action``)."""
-        body = {"t": "draw", "room": room, "version": self.rooms[room].version, "action": action}
-        reply = await self.request(body)
+        version = self.rooms[room].version
+        reply = await self.ask(messages.ClientDraw(self.next_id(), room, version, action))
         return int(reply["version"])
 
     async def rematch(self, room: str) -> int:
-        reply = await self.request({"t": "rematch", "room": room})
+        reply = await self.ask(messages.ClientRematch(self.next_id(), room))
         return int(reply["version"])
 
     async def chat(self, room: str, channel: str, text: str) -> dict[str, Any]:
         """Say ``text`` in a chat of the room; the line as the server keeps it."""
-        reply = await self.request({"t": "chat", "room": room, "channel": channel, "text": text})
+        reply = await self.ask(messages.ClientChat(self.next_id(), room, channel, text))
         line: dict[str, Any] = reply["lines"][0]
         return line
 
     async def chat_history(self, room: str, channel: str) -> list[dict[str, Any]]:
         """The lines the server keeps of a chat of the room, oldest first."""
-        reply = await self.request({"t": "chat_history", "room": room, "channel": channel})
+        reply = await self.ask(messages.ClientChatHistory(self.next_id(), room, channel))
         lines: list[dict[str, Any]] = reply["lines"]
         return lines
 
     async def report_chat(self, room: str, channel: str, line: str) -> None:
-        await self.request({"t": "chat_report", "room": room, "channel": channel, "line": line})
+        await self.ask(messages.ClientChatReport(self.next_id(), room, channel, line))
 
     async def follow_lobby(self) -> dict[str, Any]:
         """Follow the lobby; returns the snapshot, kept up to date in ``self.lobby``."""
-        reply = await self.request({"t": "lobby"})
+        reply = await self.ask(messages.ClientLobby(self.next_id()))
         self.lobby = reply["lobby"]
         return self.lobby
 
@@ -302,50 +306,48 @@ class Client:
         colour: str = "random",
         rated: bool = False,
         target: str | None = None,
+        time_control: str | None = None,
     ) -> dict[str, Any]:
-        """Make a challenge (open unless ``target`` names a player); returns it."""
-        body: dict[str, Any] = {
-            "t": "challenge",
-            "game": game,
-            "options": options,
-            "colour": colour,
-            "rated": rated,
-        }
-        if target is not None:
-            body["target"] = target
-        return dict((await self.request(body))["challenge"])
+        """Make a challenge (open unless ``target`` names a player; untimed unless
+        ``time_control`` says, e.g. ``10+5``); returns it."""
+        message = messages.ClientChallenge(
+            self.next_id(), game, options, colour, rated, target, time_control
+        )
+        return dict((await self.ask(message))["challenge"])
 
     async def join_pool(self, game: str, time_control: str, rated: bool = False) -> str | None:
         """Join (or renew the wait in) a quick-pairing pool: the room when paired at once."""
-        body = {"t": "pool", "game": game, "time_control": time_control, "rated": rated}
-        room = (await self.request(body))["room"]
+        message = messages.ClientPool(self.next_id(), game, time_control, rated)
+        room = (await self.ask(message))["room"]
         return None if room is None else str(room)
 
     async def leave_pool(self) -> None:
-        await self.request({"t": "leave_pool"})
+        await self.ask(messages.ClientLeavePool(self.next_id()))
 
     async def accept(self, challenge: str) -> str:
         """Accept a challenge; returns the id of its room."""
-        return str((await self.request({"t": "accept", "challenge": challenge}))["room"])
+        return str((await self.ask(messages.ClientAccept(self.next_id(), challenge)))["room"])
 
     async def decline(self, challenge: str) -> dict[str, Any]:
-        return dict((await self.request({"t": "decline", "challenge": challenge}))["challenge"])
+        reply = await self.ask(messages.ClientDecline(self.next_id(), challenge))
+        return dict(reply["challenge"])
 
     async def cancel(self, challenge: str) -> dict[str, Any]:
-        return dict((await self.request({"t": "cancel", "challenge": challenge}))["challenge"])
+        reply = await self.ask(messages.ClientCancel(self.next_id(), challenge))
+        return dict(reply["challenge"])
 
     async def follow_tournament(self, tournament: str) -> dict[str, Any]:
         """Follow a tournament; returns it, kept up to date in ``self.tournaments``."""
-        await self.request({"t": "tournament", "tournament": tournament})
+        await self.ask(messages.ClientTournament(self.next_id(), tournament))
         return self.tournaments[tournament]
 
     async def unfollow_tournament(self, tournament: str) -> None:
-        await self.request({"t": "tournament", "tournament": tournament, "follow": False})
+        await self.ask(messages.ClientTournament(self.next_id(), tournament, follow=False))
         self.tournaments.pop(tournament, None)
 
     async def follow_tournaments(self) -> dict[str, Any]:
         """Follow the list of tournaments; returns it (changes then arrive in ``listed``)."""
-        return dict((await self.request({"t": "tournaments"}))["tournaments"])
+        return dict((await self.ask(messages.ClientTournaments(self.next_id())))["tournaments"])
 
     async def wait_tournament(
         self,
@@ -422,53 +424,55 @@ class Client:
 
     def _handle(self, body: dict[str, Any]) -> None:
         kind = body["t"]
-        if kind == "diff":
+        if kind == MsgType.DIFF:
             self._apply_diff(body)
             if body.get("ref") is not None:  # the diff answers this socket's request
                 future = self._replies.get(body["ref"])
                 if future is not None and not future.done():
                     future.set_result(body)
-        elif kind == "snapshot":
+        elif kind == MsgType.SNAPSHOT:
             shown = self.rooms.setdefault(body["room"], RoomView(body["room"]))
             if body["version"] >= shown.version or shown.doc is None:
                 shown.doc = body["state"]
                 shown.version = body["version"]
                 shown.applied.append(shown.version)
             shown.syncing = False
-        elif kind == "welcome":
+        elif kind == MsgType.WELCOME:
             self.player = body["player"]
             if not self._welcome.done():
                 self._welcome.set_result(None)
-        elif kind == "lobby_event":
+        elif kind == MsgType.LOBBY_EVENT:
             self.lobby_events.append(body["event"])
             if self.lobby is not None and self.player is not None:
                 apply_lobby_event(self.lobby, body["event"], self.player["id"])
-        elif kind == "lobby" and body.get("ref") is None:
+        elif kind == MsgType.LOBBY and body.get("ref") is None:
             self.lobby = body["lobby"]  # the server lost its event stream: a fresh lobby
-        elif kind == "ping":
-            self._send_soon({"t": "pong", "id": body["n"]})  # the server measures the lag
-        elif kind == "tournament_event" or (kind == "tournament" and body.get("ref") is None):
+        elif kind == MsgType.PING:
+            self._send_soon(messages.ClientPong(body["n"]))  # the server measures the lag
+        elif kind == MsgType.TOURNAMENT_EVENT or (
+            kind == MsgType.TOURNAMENT and body.get("ref") is None
+        ):
             self._keep_tournament(body["tournament"])
-        elif kind == "tournament_listed":
+        elif kind == MsgType.TOURNAMENT_LISTED:
             self.listed.append(body["tournament"])
-        elif kind == "tournaments" and body.get("ref") is None:
+        elif kind == MsgType.TOURNAMENTS and body.get("ref") is None:
             pass  # a fresh list after the server lost its event stream
-        elif kind == "chat" and body.get("ref") is None:
+        elif kind == MsgType.CHAT and body.get("ref") is None:
             for line in body["lines"]:
                 self.chat_lines.append({**line, "room": body["room"], "channel": body["channel"]})
         elif kind in _REPLIES:
-            if kind == "joined":
+            if kind == MsgType.JOINED:
                 view = self.rooms.get(body["room"])
                 if view is not None:
                     view.syncing = False
-            elif kind == "lobby":
+            elif kind == MsgType.LOBBY:
                 # Stored here, not when the request returns: events that follow the reply in
                 # the same read would otherwise find no lobby to apply to and be lost.
                 self.lobby = body["lobby"]
-            elif kind == "tournament" and body["tournament"] is not None:
+            elif kind == MsgType.TOURNAMENT and body["tournament"] is not None:
                 self._keep_tournament(body["tournament"])
             refused_sync = self._sync_requests.pop(body.get("ref"), None)  # type: ignore[arg-type]
-            if refused_sync is not None and kind == "error":
+            if refused_sync is not None and kind == MsgType.ERROR:
                 # An automatic sync refused (Redis restarting, say): try again shortly, or
                 # the view would wait for ever and ignore every later diff.
                 refused_sync.syncing = False
@@ -510,13 +514,12 @@ class Client:
         if view.syncing:
             return
         view.syncing = True
-        request_id = next(self._ids)
+        request_id = self.next_id()
         self._sync_requests[request_id] = view
-        body = {"t": "sync", "id": request_id, "room": view.room, "version": view.version}
-        self._send_soon(body)
+        self._send_soon(messages.ClientSync(request_id, view.room, view.version))
 
-    def _send_soon(self, body: dict[str, Any]) -> None:
-        task = asyncio.ensure_future(self.socket.send(msgpack.packb(body, use_bin_type=True)))
+    def _send_soon(self, message: ClientMessage) -> None:
+        task = asyncio.ensure_future(self.socket.send(messages.encode(message)))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
