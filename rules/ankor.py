@@ -83,10 +83,10 @@ from rules.api import (
     Flag,
     IllegalMoveError,
     InvalidMoveError,
-    OptionsError,
     Outcome,
     PlainData,
     Seat,
+    check_options,
     explained_group,
     explanation,
     move_blocks,
@@ -131,14 +131,7 @@ class Options:
     pie: bool = True
 
     def __post_init__(self) -> None:
-        if not 1 <= self.size <= trigrid.MAX_SIZE:
-            raise OptionsError(f"option -size={self.size} is out of range (1..{trigrid.MAX_SIZE})")
-        if self.win_height < -1:
-            raise OptionsError(f"option -win_height={self.win_height} is out of range (-1..)")
-        if self.win_height > trigrid.MAX_SIZE - 1:
-            raise OptionsError(
-                f"option -win_height={self.win_height} is out of range (-1..{trigrid.MAX_SIZE - 1})"
-            )
+        check_options(self, FLAGS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -202,6 +195,7 @@ def parse_options(text: str) -> Options:
     return options_from_flags(Options, text, FLAGS)
 
 
+@lru_cache(maxsize=256)  # to_data names the options at every move
 def options_text(options: Options) -> str:
     """The flags that differ from the defaults."""
     return options_flags_text(options, FLAGS)
@@ -445,7 +439,7 @@ def to_data(state: State) -> PlainData:
     legal = _legal_texts(t, state)
     return {
         "game": NAME,
-        "options": _options_text(state.options),
+        "options": options_text(state.options),
         "size": state.options.size,
         "board": board.translate(_DATA_OWNERS).decode(),
         "supply": list(state.supply),
@@ -539,11 +533,6 @@ key, and, for each axis above a position, the code of what rests there to that f
 (2, 4, 8) when it is free."""
 _DATA_OWNERS = bytes.maketrans(bytes((EMPTY, WHITE, BLUE)), DATA_OWNERS.encode())
 """``bytes.translate`` table: owner code to its letter in ``to_data``'s board text."""
-
-
-@lru_cache(maxsize=256)
-def _options_text(options: Options) -> str:
-    return options_text(options)
 
 
 def from_data(data: PlainData) -> State:

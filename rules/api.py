@@ -330,6 +330,29 @@ def options_from_flags(options_class: type[OptionsT], text: str, flags: Sequence
     return options_class(**parse_flags(text, flags))
 
 
+def check_options(options: object, flags: Sequence[Flag]) -> None:
+    """Check every field of a game's Options against its flags, as parsing them does: a
+    number within its flag's range, a choice among its flags' values.  Each Options class
+    calls it first in ``__post_init__``, so an Options built directly (by a bot, a test, a
+    stored record) is refused as flag text would be; raises OptionsError naming the flag."""
+    for f in fields(options):  # type: ignore[arg-type]
+        value = getattr(options, f.name)
+        if value == f.default:
+            continue  # the default may be a word outside the range, as Che's 0 for "off"
+        naming = [flag for flag in flags if flag.field == f.name]
+        ranged = [flag for flag in naming if flag.takes_number]
+        if ranged:
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise OptionsError(f"option -{ranged[0].name} needs a whole number, not {value!r}")
+            if any(flag.value == value for flag in naming if not flag.takes_number):
+                continue  # a switch that sets this number (Che's -single)
+            _check_number(ranged[0], value)
+        elif naming and not any(isinstance(flag.value, bool) for flag in naming):
+            if all(flag.value != value for flag in naming):
+                known = " or ".join(f"-{flag.name}" for flag in naming)
+                raise OptionsError(f"option {f.name}={value!r} is unknown ({known})")
+
+
 def options_flags_text(options: object, flags: Sequence[Flag]) -> str:
     """The flags that turn the default Options into ``options`` (empty for the defaults)."""
     defaults = type(options)()
@@ -367,12 +390,16 @@ def _flag_value(flag: Flag, raw: str | None) -> object:
     if raw is None or not re.fullmatch(r"-?\d+", raw):
         raise OptionsError(f"option -{flag.name} needs a whole number: -{flag.name}=n")
     number = int(raw)
+    _check_number(flag, number)
+    return number
+
+
+def _check_number(flag: Flag, number: int) -> None:
     if number in flag.special:
-        return number
+        return
     if (flag.minimum is not None and number < flag.minimum) or (
         flag.maximum is not None and number > flag.maximum
     ):
         low = "" if flag.minimum is None else str(flag.minimum)
         high = "" if flag.maximum is None else str(flag.maximum)
         raise OptionsError(f"option -{flag.name}={number} is out of range ({low}..{high})")
-    return number

@@ -93,6 +93,7 @@ from rules.api import (
     Outcome,
     PlainData,
     Seat,
+    check_options,
     explained_group,
     explanation,
     move_blocks,
@@ -159,12 +160,7 @@ class Options:
     pie: bool = True
 
     def __post_init__(self) -> None:
-        if not 1 <= self.size <= MAX_SIZE:
-            raise OptionsError(f"option -size={self.size} is out of range (1..{MAX_SIZE})")
-        if not 1 <= self.kill <= MAX_KILL:
-            raise OptionsError(f"option -kill={self.kill} is out of range (1..{MAX_KILL})")
-        if self.join not in ("face", "any"):
-            raise OptionsError(f"option -join_{self.join} is unknown (-join_face or -join_any)")
+        check_options(self, FLAGS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -214,6 +210,7 @@ def parse_options(text: str) -> Options:
     return options_from_flags(Options, text, FLAGS)
 
 
+@lru_cache(maxsize=256)  # to_data names the options at every move
 def options_text(options: Options) -> str:
     """The flags that differ from the defaults."""
     return options_flags_text(options, FLAGS)
@@ -391,7 +388,7 @@ def to_data(state: State) -> PlainData:
             legal_blocks = premoves
     return {
         "game": NAME,
-        "options": _options_text(state.options),
+        "options": options_text(state.options),
         "size": state.options.size,
         "to_move": None if seat is None else SEAT_NAMES[seat],
         "ply": state.placed + state.swapped,
@@ -414,11 +411,6 @@ def to_data(state: State) -> PlainData:
         "frame": tables.frame,
         "explanation": None if state.outcome is None else _explanation(tables, state),
     }
-
-
-@lru_cache(maxsize=256)
-def _options_text(options: Options) -> str:
-    return options_text(options)
 
 
 def from_data(data: PlainData) -> State:

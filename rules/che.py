@@ -115,6 +115,7 @@ from rules.api import (
     Outcome,
     PlainData,
     Seat,
+    check_options,
     explained_group,
     explanation,
     move_blocks,
@@ -216,6 +217,7 @@ class Options:
     def __post_init__(self) -> None:
         if self.num_tiles == 999:
             object.__setattr__(self, "num_tiles", UNLIMITED)
+        check_options(self, FLAGS)
         movement = self.move_anytime or self.tie is Tie.MOVE
         if self.num_free != 1 and not movement:
             raise OptionsError(
@@ -341,6 +343,7 @@ def parse_options(text: str) -> Options:
     return options_from_flags(Options, text, FLAGS)
 
 
+@lru_cache(maxsize=256)  # to_data names the options at every move
 def options_text(options: Options) -> str:
     """The flags that differ from the defaults."""
     return options_flags_text(options, FLAGS)
@@ -488,7 +491,7 @@ def to_data(state: State) -> PlainData:
             legal = [move_text(m) for m in first]
     return {
         "game": NAME,
-        "options": _options_text(state.options),
+        "options": options_text(state.options),
         "turn": state.turn,
         "quota": quota(state),
         "supply": state.supply,
@@ -630,11 +633,6 @@ def _band_segment(cell: CellId, letter: int) -> tuple[tuple[float, float], tuple
     if _LEFT[letter]:
         return (x, y), (x + 1, y + 1)
     return (x + 1, y), (x, y + 1)
-
-
-@lru_cache(maxsize=256)
-def _options_text(options: Options) -> str:
-    return options_text(options)
 
 
 def _surely_more_moves(state: State, limit: int) -> bool:

@@ -75,10 +75,10 @@ from rules.api import (
     Flag,
     IllegalMoveError,
     InvalidMoveError,
-    OptionsError,
     Outcome,
     PlainData,
     Seat,
+    check_options,
     explained_group,
     explanation,
     options_flags_text,
@@ -112,8 +112,7 @@ class Options:
     formation: str = FORMATIONS[0]
 
     def __post_init__(self) -> None:
-        if self.formation not in FORMATIONS:
-            raise OptionsError(f"unknown formation {self.formation!r}")
+        check_options(self, FLAGS)
 
 
 Chains: TypeAlias = tuple[tuple[int, int], ...]

@@ -78,10 +78,10 @@ from rules.api import (
     Flag,
     IllegalMoveError,
     InvalidMoveError,
-    OptionsError,
     Outcome,
     PlainData,
     Seat,
+    check_options,
     explained_group,
     explanation,
     options_flags_text,
@@ -147,8 +147,7 @@ class Options:
     thin_knots: bool = False
 
     def __post_init__(self) -> None:
-        if not isinstance(self.size, int) or not MIN_SIZE <= self.size <= MAX_SIZE:
-            raise OptionsError(f"option -size={self.size} is out of range ({MIN_SIZE}..{MAX_SIZE})")
+        check_options(self, FLAGS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -366,6 +365,7 @@ def parse_options(text: str) -> Options:
     return options_from_flags(Options, text, FLAGS)
 
 
+@lru_cache(maxsize=256)  # to_data names the options at every move
 def options_text(options: Options) -> str:
     """The flags that differ from the defaults (``""`` for the default game)."""
     return options_flags_text(options, FLAGS)
@@ -534,7 +534,7 @@ def to_data(state: State) -> PlainData:
     cells, positions = _drawing(options.size, options.any_side)
     data: dict[str, PlainData] = {
         "game": NAME,
-        "options": _options_text(options),
+        "options": options_text(options),
         "size": grid.size,
         "ply": state.ply,
         "to_move": None if state.seat is None else SEAT_NAMES[state.seat],
@@ -592,11 +592,6 @@ def _drawing(size: int, any_side: bool) -> tuple[list[PlainData], list[PlainData
         for place in grid.positions
     ]
     return cells, positions
-
-
-@lru_cache(maxsize=256)
-def _options_text(options: Options) -> str:
-    return options_text(options)
 
 
 def from_data(data: PlainData) -> State:

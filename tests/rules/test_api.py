@@ -104,3 +104,35 @@ def test_find_game_refuses_an_unknown_name() -> None:
 def test_describe_flags_gives_the_words_for_special_numbers() -> None:
     (tiles,) = [f for f in describe_flags(find_game("che").FLAGS) if f["name"] == "num_tiles"]
     assert tiles["names"] == [[-1, "unlimited"]] and -1 in tiles["special"]
+
+
+@pytest.mark.parametrize("name", ["ankor", "boche", "che", "marque", "osbox"])
+def test_options_built_directly_are_checked_as_their_flags_are(name: str) -> None:
+    """A bot, a test or a stored record may build Options without flag text: every number
+    outside its flag's range and every unknown choice is refused all the same."""
+    game = find_game(name)
+    defaults = game.Options()
+    tried = 0
+    for flag in game.FLAGS:
+        if flag.takes_number and flag.maximum is not None:
+            too_big = flag.maximum + 1
+            while too_big in flag.special:  # Che's -num_tiles=999 means unlimited
+                too_big += 1
+            with pytest.raises(OptionsError, match=f"-{flag.name}={too_big} is out"):
+                game.Options(**{flag.field: too_big})
+            tried += 1
+        elif type(flag.value) is str:  # an enum field refuses a string by its type
+            with pytest.raises(OptionsError, match="is unknown"):
+                game.Options(**{flag.field: "no such choice"})
+            tried += 1
+        if not isinstance(flag.value, bool):
+            # each flag's own value is accepted as its text would be
+            value = flag.maximum if flag.takes_number else flag.value
+            if value is not None and value != getattr(defaults, flag.field):
+                try:
+                    built = game.Options(**{flag.field: value})
+                except OptionsError as error:  # another rule: -num_free needs tile movement
+                    assert "out of range" not in str(error) and "unknown" not in str(error)
+                else:
+                    assert getattr(built, flag.field) == value
+    assert tried > 0
