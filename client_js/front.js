@@ -25,7 +25,7 @@ const BLURBS = Object.freeze({
   marque: "Place one piece, or two side by side; groups without a free cell are captured. Hold three bases in one group.",
 });
 const PERSON_CONTROL = "10+5"; // "Play a person": the game's rapid pool
-const COMPUTER = "bot-2"; // "Play the computer": level 2 (bots/accounts.py), quick and fair
+const COMPUTER = "bot-match"; // "Play the computer": the level nearest your rating (1,500 for a newcomer)
 const OTHER_LIVE = 6; // live games listed beside the one shown
 const EVENTS = 4; // tournaments listed
 

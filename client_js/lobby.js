@@ -38,11 +38,13 @@ const TIME_CONTROLS = Object.freeze([
   ["7d/14d", "7 days per move, bank 14"],
 ]);
 
-// "Play the computer": a challenge to the bot account of a level (bots/accounts.py); bots
+// "Play the computer": a challenge to the bot account of a level (bots/accounts.py), or to
+// `bot-match`, which the server sends to the level nearest your rating in the game; bots
 // accept any casual challenge, in every game and option set.  Each level says how strong it
 // plays the chosen game where the match bench measured it (`computer` of /api/games).
 const COMPUTER_LEVELS = Object.freeze([
   ["", "no: a person"],
+  ["bot-match", "computer, matching your level"],
   ["bot-1", "computer, level 1 (quick)"],
   ["bot-2", "computer, level 2"],
   ["bot-3", "computer, level 3"],

@@ -42,7 +42,7 @@ import redis.asyncio as aioredis
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from lobby import pools
+from lobby import bot_strength, pools
 from lobby.challenges import (
     DEFAULT_LIMITS,
     Challenge,
@@ -54,6 +54,7 @@ from lobby.challenges import (
 )
 from lobby.identity import Player
 from lobby.presence import HEARTBEAT_TTL
+from lobby.ratings import COMPUTER_POOL_SUFFIX, DEFAULT_RATING
 from lobby.store import challenges as challenge_store
 from lobby.store import common as store_common
 from lobby.store import connections as connection_store
@@ -235,8 +236,12 @@ class LobbyService:
         time_control: str | None,
         address: str | None = None,
     ) -> Challenge:
-        """Store and announce a challenge made from ``address``; raises ClientError."""
+        """Store and announce a challenge made from ``address``; raises ClientError.  A
+        ``target`` of :data:`~lobby.bot_strength.MATCHING_BOT` challenges the computer level
+        nearest the player's rating in ``game``."""
         client, now = self.client, self.clock()
+        if target == bot_strength.MATCHING_BOT:
+            target = await self._matching_bot(player, game)
         made = f"challenge:{uuid.uuid4().hex}"
         await _storage(creation_store.count_creation(client, made, now, self.limits, (), address))
         try:
@@ -257,6 +262,17 @@ class LobbyService:
         except BaseException:
             await creation_store.uncount_creation(client, made, (), address)
             raise
+
+    async def _matching_bot(self, player: Player, game: str) -> str:
+        """The name of the bot account whose level's measured rating is nearest the player's."""
+        rating = DEFAULT_RATING
+        if not player.guest:
+            in_game = await rating_store.get_rating(self.client, game, player.id)
+            pool = game + COMPUTER_POOL_SUFFIX
+            against_computer = await rating_store.get_rating(self.client, pool, player.id)
+            rating = bot_strength.strength_to_match(in_game, against_computer)
+        level = bot_strength.matching_level(bot_strength.measured().get(game, {}), rating)
+        return f"bot-{level}"
 
     async def accept(
         self, player: Player, challenge_id: str, address: str | None = None

@@ -12,14 +12,13 @@ room service through the runtime.
 from __future__ import annotations
 
 import dataclasses
-import functools
 import time
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
-from lobby.bot_strength import read_strength
+from lobby import bot_strength
 from lobby.clocks import time_control_text
 from lobby.games import view_record
 from lobby.store import games as game_store
@@ -47,12 +46,6 @@ def routes() -> list[Route]:
     ]
 
 
-@functools.cache
-def _computer_strength() -> dict[str, dict[str, int]]:
-    """Each bot level's measured rating by game, read once per process."""
-    return read_strength()
-
-
 async def games(request: Request) -> Response:
     return JSONResponse(
         {
@@ -62,7 +55,7 @@ async def games(request: Request) -> Response:
                     "seats": list(rules.SEAT_NAMES),
                     "flags": describe_flags(rules.FLAGS),
                     "defaults": _defaults(rules.parse_options("")),
-                    "computer": _computer_strength().get(rules.NAME, {}),
+                    "computer": bot_strength.measured().get(rules.NAME, {}),
                 }
                 for rules in GAMES.values()
             ]

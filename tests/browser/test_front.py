@@ -15,6 +15,7 @@ import redis.asyncio as aioredis
 from playwright.async_api import expect
 
 from client import Client
+from lobby import bot_strength
 from lobby.identity import new_guest
 from rules import find_game
 from server.redis import store
@@ -262,7 +263,9 @@ async def test_play_the_computer_takes_a_newcomer_to_a_game_against_a_bot(
         .click()
     )
     await expect(page).to_have_url(re.compile(r"#/room/[^/]+$"), timeout=20_000)
-    await expect(page.locator(".player .name", has_text="bot-2")).to_have_count(1)
+    # A newcomer (1,500) plays the level measured nearest that in Osbox.
+    level = bot_strength.matching_level(bot_strength.measured().get("osbox", {}), 1500)
+    await expect(page.locator(".player .name", has_text=f"bot-{level}")).to_have_count(1)
     await expect(page.locator(".room-info h1")).to_contain_text("Osbox")
     await page.screenshot(path=artifacts / "front-computer-game.png")
 

@@ -15,7 +15,9 @@ from typing import Any
 import pytest
 import redis.asyncio as aioredis
 
+from bots.accounts import ensure_accounts as ensure_bot_accounts
 from client import Client, ServerReplyError
+from lobby import bot_strength
 from lobby.bot_strength import read_strength
 from lobby.games import replay
 from lobby.identity import Player, new_guest
@@ -696,3 +698,28 @@ async def test_a_crashed_process_leaves_no_one_online_after_the_heartbeat_lapses
     finally:
         survivor.terminate()
         doomed.kill()
+
+
+async def test_a_challenge_to_the_matching_bot_goes_to_the_level_nearest_the_players_rating(
+    app_server: RunningServer, redis_client: aioredis.Redis, closing: list[Client]
+) -> None:
+    await ensure_bot_accounts(redis_client)
+    measured = bot_strength.measured()["boche"]
+    newcomer = await in_lobby(app_server)
+    alice, alice_client = await register(app_server, "alice")
+    bob = Player("u:bob", "bob", False)
+    closing += [newcomer, alice_client]
+    for game in range(8):  # alice beats bob eight times in rated Boche games
+        await rating_store.apply_result(redis_client, "boche", f"g{game}", alice, bob, 1.0, 0.0)
+    strong = (await rating_store.get_rating(redis_client, "boche", alice.id)).rating
+    assert strong > 1800
+
+    for client, rating in ((newcomer, 1500.0), (alice_client, strong)):
+        made = await client.challenge("boche", target=bot_strength.MATCHING_BOT)
+        level = bot_strength.matching_level(measured, rating)
+        assert made["target"]["name"] == f"bot-{level}"
+        assert level == int(min(measured, key=lambda n: (abs(measured[n] - rating), int(n))))
+        await client.cancel(made["id"])
+    assert bot_strength.matching_level(measured, strong) > bot_strength.matching_level(
+        measured, 1500.0
+    )

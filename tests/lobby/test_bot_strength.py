@@ -7,7 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from lobby.bot_strength import STRENGTH_FILE, parse_strength, read_strength
+from lobby.bot_strength import (
+    DEFAULT_LEVEL,
+    STRENGTH_FILE,
+    matching_level,
+    parse_strength,
+    read_strength,
+    strength_to_match,
+)
+from lobby.ratings import Rating
 
 WRITTEN = {
     "games": {
@@ -49,3 +57,28 @@ def test_the_committed_file_holds_every_level_of_the_games_it_names() -> None:
     strength = read_strength(STRENGTH_FILE)
     assert strength
     assert all(set(levels) == {"1", "2", "3", "4"} for levels in strength.values())
+
+
+LEVELS = {"1": 1444, "2": 1608, "3": 1678, "4": 1959}
+
+
+@pytest.mark.parametrize(
+    ("rating", "level"),
+    [(1000, 1), (1500, 1), (1530, 2), (1640, 2), (1650, 3), (1800, 3), (1830, 4), (2600, 4)],
+)
+def test_the_matching_level_is_the_one_measured_nearest_the_rating(
+    rating: float, level: int
+) -> None:
+    assert matching_level(LEVELS, rating) == level
+
+
+def test_two_levels_as_near_give_the_lower_and_no_figures_give_the_default() -> None:
+    assert matching_level({"1": 1400, "2": 1600}, 1500) == 1
+    assert matching_level({}, 1900) == DEFAULT_LEVEL
+
+
+def test_a_player_is_matched_by_their_rating_against_the_computer_once_they_have_one() -> None:
+    strong_in_game = Rating(1900, 80)
+    assert strength_to_match(strong_in_game, Rating()) == 1900  # never played the computer
+    assert strength_to_match(strong_in_game, Rating(1620, 150)) == 1620
+    assert strength_to_match(Rating(), Rating()) == 1500  # a newcomer
