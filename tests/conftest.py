@@ -9,15 +9,14 @@ from __future__ import annotations
 import importlib.util
 import os
 import shutil
-import socket
-import subprocess
-import time
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 import redis.asyncio as aioredis
+
+from server.redis.embedded_redis import EmbeddedRedis
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -45,8 +44,9 @@ def pytest_sessionstart(session: pytest.Session) -> None:
                 )
 
 
-class RedisServer:
-    """A redis-server process owned by the tests, with append-only persistence on disk."""
+class RedisServer(EmbeddedRedis):
+    """The tests' redis-server: the machine's own (Debian's Redis 7, as deployed), on a free
+    loopback port that a restart keeps, with the embedded server's append-only persistence."""
 
     def __init__(self, directory: Path) -> None:
         binary = shutil.which("redis-server")
@@ -56,74 +56,15 @@ class RedisServer:
                 "(or `bash .ci/run`, which installs it) and try again",
                 pytrace=False,
             )
-        self.binary = binary
-        self.directory = directory
-        self.port = _free_port()
-        self.process: subprocess.Popen[bytes] | None = None
+        super().__init__(directory, tcp=True, binary=binary)
 
-    @property
-    def url(self) -> str:
-        return f"redis://127.0.0.1:{self.port}/0"
-
-    def start(self) -> None:
-        self.process = subprocess.Popen(
-            [
-                self.binary,
-                "--port",
-                str(self.port),
-                "--bind",
-                "127.0.0.1",
-                "--dir",
-                str(self.directory),
-                "--appendonly",
-                "yes",
-                "--appendfsync",
-                "always",
-                "--save",
-                "",
-                "--daemonize",
-                "no",
-                "--logfile",
-                str(self.directory / "redis.log"),
-            ],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        self._wait_until_ready()
-
-    def stop(self) -> None:
+    def stop(self, timeout: float = 15.0) -> None:
         """Stop the server as a crash would (SIGKILL): only what is on disk survives."""
-        if self.process is not None:
-            self.process.kill()
-            self.process.wait(timeout=10)
-            self.process = None
+        self.kill()
 
     def restart(self) -> None:
-        self.stop()
+        self.kill()
         self.start()
-
-    def _wait_until_ready(self) -> None:
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline:
-            assert self.process is not None
-            if self.process.poll() is not None:
-                log = (self.directory / "redis.log").read_text(errors="replace")
-                pytest.fail(f"redis-server exited at start:\n{log}", pytrace=False)
-            try:
-                with socket.create_connection(("127.0.0.1", self.port), timeout=0.2) as conn:
-                    conn.sendall(b"PING\r\n")
-                    if conn.recv(64).startswith(b"+PONG"):
-                        return
-            except OSError:
-                pass
-            time.sleep(0.02)
-        pytest.fail("redis-server did not answer PING within 10 s", pytrace=False)
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 @pytest.fixture(scope="session")

@@ -103,7 +103,7 @@ class EmbeddedRedis:
             self.socket_path.unlink()
         listen = ["--port", "0", "--unixsocket", str(self.socket_path), "--unixsocketperm", "700"]
         if self.tcp or len(str(self.socket_path)) > _SOCKET_PATH_LIMIT:
-            self.port = free_port()
+            self.port = self.port or free_port()  # a restart keeps its address
             listen = ["--port", str(self.port), "--bind", "127.0.0.1"]
         self.process = subprocess.Popen(
             [
@@ -146,6 +146,14 @@ class EmbeddedRedis:
         except subprocess.TimeoutExpired:
             self.process.kill()
             self.process.wait()
+        self.process = None
+
+    def kill(self) -> None:
+        """Stop the server as a crash would (SIGKILL): only what is on disk survives."""
+        if self.process is None:
+            return
+        self.process.kill()
+        self.process.wait()
         self.process = None
 
     def _wait_ready(self, timeout: float) -> None:
