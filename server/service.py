@@ -40,6 +40,7 @@ from server.coalesce import Coalesced
 from server.fanout import Author, Fanout
 from server.metrics import Metrics
 from server.redis import clock_store, room_presence, store
+from server.redis.batcher import Batcher
 from server.redis.store import Loaded
 from server.rooms import (
     DEFAULT_IDLE_LIMITS,
@@ -101,7 +102,7 @@ class RoomService:
         self.idle_limits = idle_limits
         """How long games may go without a move (the outbox marks carry their deadlines)."""
         self._cache: OrderedDict[RoomId, Loaded] = OrderedDict()
-        self.batcher = store.Batcher(client)
+        self.batcher = Batcher(client)
         self.counts = Coalesced(self._update_count, count_every, "spectator count")
         self.presence = room_presence.RoomPresence(
             client, process_id, self.current, self.command, self.counts.every, presence_lease

@@ -1,6 +1,7 @@
 """The server's Redis adapters: where rooms, clocks, presence and chat live between processes.
 
-:mod:`~server.redis.store` (rooms, their diffs and the commit batcher),
+:mod:`~server.redis.store` (rooms and their diffs), :mod:`~server.redis.batcher` (the
+commit batcher, below redis-py's public API where a move's commit spends its time),
 :mod:`~server.redis.clock_store` (deadlines of clocks and idle games),
 :mod:`~server.redis.room_presence` (seated players' leases), :mod:`~server.redis.chat_store`
 (chat lines and reports), :mod:`~server.redis.push_store` (push subscriptions and the VAPID

@@ -12,6 +12,7 @@ import redis.exceptions
 from protocol.diff import diff
 from protocol.messages import decode_server, encode_diff
 from server.redis import store
+from server.redis.batcher import Batcher
 from server.rooms import Move, Room, SeatHolder, decide, new_room, room_doc
 from tests.conftest import RedisServer
 
@@ -165,7 +166,7 @@ async def test_batched_commits_keep_their_own_results(
 ) -> None:
     """Commits issued together go out as one pipeline, each checked on its own; a script
     cache emptied by a Redis restart is refilled on the way."""
-    batcher = store.Batcher(redis_client)
+    batcher = Batcher(redis_client)
     rooms = [
         await store.create_room(redis_client, new_room(f"b{i}", "tictactoe", "", (ANN, BOB)))
         for i in range(3)
@@ -192,7 +193,7 @@ async def test_batched_commits_keep_their_own_results(
 
 
 async def batched_moves(
-    client: aioredis.Redis, batcher: store.Batcher, rooms: list[Room], told: list[str]
+    client: aioredis.Redis, batcher: Batcher, rooms: list[Room], told: list[str]
 ) -> list[asyncio.Task[store.CommitResult]]:
     """One opening move in each room, committed through ``batcher``; ``then`` notes each."""
     commits = []
@@ -220,7 +221,7 @@ async def test_batched_commits_are_told_before_their_callers_resume(
 ) -> None:
     """Every commit of a batch is told its result as its reply is read, before any of the
     callers gets its turn (the service hands out the move's frames there)."""
-    batcher = store.Batcher(redis_client)
+    batcher = Batcher(redis_client)
     rooms = [
         await store.create_room(redis_client, new_room(f"t{i}", "tictactoe", "", (ANN, BOB)))
         for i in range(3)
@@ -239,7 +240,7 @@ async def test_batched_commits_are_told_before_their_callers_resume(
 async def test_a_lost_batcher_connection_sends_the_unanswered_commits_again(
     redis_client: aioredis.Redis, ttt: ModuleType
 ) -> None:
-    batcher = store.Batcher(redis_client)
+    batcher = Batcher(redis_client)
     rooms = [
         await store.create_room(redis_client, new_room(f"l{i}", "tictactoe", "", (ANN, BOB)))
         for i in range(4)
@@ -259,7 +260,7 @@ async def test_a_lost_batcher_connection_sends_the_unanswered_commits_again(
 async def test_closing_the_batcher_fails_what_it_has_not_answered(
     redis_client: aioredis.Redis, ttt: ModuleType
 ) -> None:
-    batcher = store.Batcher(redis_client)
+    batcher = Batcher(redis_client)
     room = await store.create_room(redis_client, new_room("c0", "tictactoe", "", (ANN, BOB)))
     told: list[str] = []
     (commit,) = await batched_moves(redis_client, batcher, [room], told)
@@ -280,7 +281,7 @@ async def test_a_write_that_fails_leaves_no_commit_waiting_for_the_replies_of_ot
     """A write into a connection that a reset closed fails (under uvloop, with RuntimeError):
     its commits are sent again on a new connection, and the next batch's replies answer the
     next batch only."""
-    batcher = store.Batcher(redis_client)
+    batcher = Batcher(redis_client)
     rooms = [
         await store.create_room(redis_client, new_room(f"w{i}", "tictactoe", "", (ANN, BOB)))
         for i in range(3)
@@ -315,7 +316,7 @@ async def test_a_reply_that_answers_no_call_sends_the_batch_again(
     """Replies out of step with their calls (here a stray reply comes first) are never taken
     as answers: the batcher starts again on a new connection, and each commit learns its own
     outcome (one that committed before the restart finds its acknowledgement)."""
-    batcher = store.Batcher(redis_client)
+    batcher = Batcher(redis_client)
     rooms = [
         await store.create_room(redis_client, new_room(f"s{i}", "tictactoe", "", (ANN, BOB)))
         for i in range(3)
