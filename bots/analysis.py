@@ -31,7 +31,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from bots.mcts import _iterate, _Node, _reward_seat, _Search
+from bots.mcts import SAMPLED_AT_ROOT, _iterate, _Node, _reward_seat, _Search
 from rules import find_game
 from rules.api import GameRules
 from rules.pie import is_swap
@@ -168,7 +168,8 @@ def evaluate(
     mover = game.to_move(state)
     if mover is None:
         return Evaluation(0.5, None)
-    legal = list(game.legal_moves(state))
+    search = _Search(game, rng)  # the game's evaluation, move priors and sampling
+    legal = search.moves(state, SAMPLED_AT_ROOT)
     rng.shuffle(legal)
     candidates: list[tuple[Any, Any]] = []
     for move in legal:
@@ -184,7 +185,6 @@ def evaluate(
     if not candidates:
         return Evaluation(0.0, legal[0])
     root = _Node(None, state, None)
-    search = _Search(game, rng)  # the game's evaluation and move priors, where it has them
     root.pending = search.pending(state, candidates)
     for _ in range(playouts):
         if clock() >= deadline:

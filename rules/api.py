@@ -7,6 +7,7 @@ the conformance test can drive any game without naming it.  Standard library onl
 
 from __future__ import annotations
 
+import random
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, fields
@@ -150,6 +151,25 @@ class Evaluation(Protocol):
         in [0, 1]: a search expands the higher ones first and favours them while it knows
         little about them.
         """
+
+
+class MoveSampling(Protocol):
+    """The optional sampling hook: a game whose move lists can grow too long to build at every
+    ply of a search (Che with three or more tiles a turn: 56,000 moves in mid-game) may draw
+    legal moves at random without listing them, so that a search never needs the whole list.
+    """
+
+    def random_move(self, state: Any, rng: random.Random) -> Any | None:
+        """A legal move of ``state`` drawn at random with ``rng``, not necessarily uniformly
+        over the list; None where listing the moves is cheap (or the game is over), and the
+        search lists them as for any game.  The conformance test checks that every move
+        drawn is one of :meth:`GameRules.legal_moves`."""
+
+
+def move_sampler(game: object) -> Callable[[Any, random.Random], Any | None] | None:
+    """The game module's ``random_move`` (see :class:`MoveSampling`), or None if it has none."""
+    function = getattr(game, "random_move", None)
+    return function if callable(function) else None
 
 
 def evaluator(game: object) -> Callable[[Any], float] | None:

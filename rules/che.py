@@ -98,6 +98,7 @@ Decisions where the spec leaves a choice or where this module departs from it:
 
 from __future__ import annotations
 
+import random
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -384,6 +385,67 @@ def legal_moves(state: State) -> Iterator[Move]:
     if count == 0 or state.options.move_anytime:
         return chain(placements, _tile_moves(state))
     return iter(placements)
+
+
+def random_move(state: State, rng: random.Random) -> Move | None:
+    """A legal move drawn at random without listing them all, where a turn places three or
+    more tiles (:class:`rules.api.MoveSampling`): the lists grow as the power of the tiles a
+    turn, to tens of thousands in mid-game with ``-triples``.  The tiles are drawn one at a
+    time as :func:`_placement_sets` lists them (a cell of the frontier, touching the turn's
+    tiles with ``-adjacent``, and one of the two tiles that fit it), ending early where one
+    decides the game; with ``-move_anytime`` a tile move is drawn as often as a placement.
+    None where listing is cheap (one or two tiles a turn, or none) or the game is over."""
+    if state.outcome is not None:
+        return None
+    count = quota(state)
+    if count <= 2:
+        return None
+    if state.options.move_anytime and rng.random() < 0.5:
+        tile_moves = list(_tile_moves(state))
+        if tile_moves:
+            return rng.choice(tile_moves)
+    for _ in range(RANDOM_WALKS):
+        drawn = _random_placements(state, count, rng)
+        if drawn is not None:
+            return Move(_canonical_order(state, drawn))
+    listed = list(legal_moves(state))  # every walk met a dead end: a rare, cramped board
+    return rng.choice(listed) if listed else None
+
+
+RANDOM_WALKS = 20
+"""Draws :func:`random_move` tries before it lists the moves (a draw fails only where
+``-adjacent`` leaves no cell touching the turn's tiles)."""
+
+
+def _random_placements(
+    state: State, count: int, rng: random.Random
+) -> tuple[Placement, ...] | None:
+    """One playable set of placements drawn tile by tile, or None at a dead end."""
+    lp = state.light_parity
+    options = state.options
+    mover = to_move(state)
+    assert mover is not None
+    board = dict(state.board)
+    frontier = set(state.frontier)
+    path: list[tuple[CellId, int]] = []
+    while len(path) < count:
+        candidates = sorted(frontier)
+        if options.adjacent and path:
+            placed = [c for c, _ in path]
+            candidates = [c for c in candidates if _touches_any(c, placed)]
+        if not candidates:
+            return None
+        cell = candidates[int(rng.random() * len(candidates))]
+        letter = _fits(cell, lp)[int(rng.random() * 2)]
+        board[cell] = letter
+        path.append((cell, letter))
+        if (options.group_rules or _could_close(board, cell)) and _verdict(
+            board, lp, cell, options, mover
+        ) is not None:
+            break  # this tile decides the game: the turn ends with it
+        frontier.discard(cell)
+        frontier.update(other for other in neighbours(cell) if other not in board)
+    return tuple(_placement(c, t) for c, t in path)
 
 
 def play(state: State, move: Move) -> State:

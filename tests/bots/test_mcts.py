@@ -15,10 +15,10 @@ from typing import Any, cast
 import pytest
 
 from bench.bot_matches import play_game
-from bots import mcts
+from bots import analysis, mcts
 from bots.levels import LEVELS, Level
 from bots.mcts import choose_move
-from rules import GAMES, find_game
+from rules import GAMES, che, find_game
 from rules.api import GameRules, Seat
 from rules.pie import is_swap
 
@@ -352,3 +352,38 @@ def test_search_follows_a_games_evaluation(priors: bool, monkeypatch: pytest.Mon
     for seed in range(3):
         assert choose_move(cast(GameRules, judged), state, level, random.Random(seed)) == favourite
     assert judged.evaluations >= 200 * 3 - 3 * 40
+
+
+class _ListsNothing:
+    """Che as the search sees it, except that listing the moves of a turn of three tiles
+    fails: a game with the sampling hook must be searched without its lists."""
+
+    def __init__(self) -> None:
+        self.drawn = 0
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(che, name)
+
+    def legal_moves(self, state: Any) -> Any:
+        assert che.quota(state) <= 2, "the search listed every move of a -triples turn"
+        return che.legal_moves(state)
+
+    def random_move(self, state: Any, rng: random.Random) -> Any:
+        self.drawn += 1
+        return che.random_move(state, rng)
+
+
+def test_a_game_with_the_sampling_hook_is_searched_without_listing_its_moves() -> None:
+    rng = random.Random(1)  # a game with no win at once after ten plies (many have one)
+    state = che.new_game(che.parse_options("-triples"))
+    for _ in range(10):  # into the middle game, where a turn has tens of thousands of moves
+        move = che.random_move(state, rng) or rng.choice(list(che.legal_moves(state)))
+        state = che.play(state, move)
+    assert che.quota(state) == 3 and che.to_move(state) is not None
+    game = _ListsNothing()
+    chosen = mcts.choose_move(game, state, Level(0, playouts=100, seconds=None), rng)  # type: ignore[arg-type]
+    assert game.drawn > 100 * 5  # the playouts drew their candidates too
+    che.play(state, chosen)  # a legal move
+    evaluation = analysis.evaluate(game, state, rng, playouts=50)  # type: ignore[arg-type]
+    assert evaluation.best is not None
+    che.play(state, evaluation.best)

@@ -23,6 +23,7 @@ from rules.api import (
     Seat,
     evaluator,
     move_prioritiser,
+    move_sampler,
 )
 
 GAME_NAMES = sorted(GAMES)
@@ -179,3 +180,49 @@ def test_evaluation_hook_keeps_its_contract(name: str) -> None:
                 assert list(priors(state, legal)) == given
             assert game.to_data(state) == data, "the hook changed the position it was given"
     assert finished, f"no random {name} game ended"
+
+
+SAMPLED = [
+    ("che", "-triples"),
+    ("che", "-triples -adjacent"),
+    ("che", "-placements=4 -adjacent -group_area=6"),
+    ("che", "-triples -move_anytime"),
+]
+"""Games and options where the optional sampling hook (rules.api.MoveSampling) draws moves."""
+SAMPLED_PLIES = 7
+"""Plies of each game checked: the legal list, built to compare, stays a few thousand long."""
+
+
+def test_every_game_with_the_sampling_hook_is_checked() -> None:
+    sampling = {name for name in GAME_NAMES if move_sampler(find_game(name)) is not None}
+    assert sampling == {name for name, _ in SAMPLED}
+
+
+@pytest.mark.parametrize(("name", "options"), SAMPLED)
+def test_sampling_hook_draws_only_legal_moves(name: str, options: str) -> None:
+    """Every move drawn is in the legal list and plays; several differ; None only where the
+    game lists its moves cheaply."""
+    game = find_game(name)
+    sample = move_sampler(game)
+    assert sample is not None
+    drawn_in_all = 0
+    for seed in range(3):
+        rng = random.Random(seed)
+        state = game.new_game(game.parse_options(options))
+        for _ in range(SAMPLED_PLIES):
+            if game.to_move(state) is None:
+                break
+            legal = list(game.legal_moves(state))
+            first = sample(state, rng)
+            if first is not None:
+                drawn = [first, *(sample(state, rng) for _ in range(30))]
+                legal_set = set(legal)
+                assert all(move in legal_set for move in drawn), game.render(state)
+                for move in drawn[:5]:
+                    game.play(state, move)
+                assert len(set(drawn)) > 1
+                drawn_in_all += len(drawn)
+            else:
+                assert len(legal) < 2000  # None only where the list is short
+            state = game.play(state, rng.choice(legal))
+    assert drawn_in_all > 0
