@@ -47,7 +47,7 @@ from server import (
 from server.auth import authenticate
 from server.composition import Runtime
 from server.connection import Connection
-from server.redis import store
+from server.redis import renames, store
 from server.settings import Settings
 from server.web import runtime_of
 
@@ -61,6 +61,7 @@ def create_app(settings: Settings) -> Starlette:
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         client = store.redis_client(redis_url, settings.redis_pool_size)
+        await renames.rename_old_keys(client)
         secret = settings.session_secret or await secret_store.session_secret(
             client, secrets.token_bytes(32)
         )

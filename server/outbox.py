@@ -1,13 +1,13 @@
 """The lobby's outbox in Redis: rooms whose listed state changed, until the lobby follows.
 
-``lobby:dirty`` is a hash: room id -> the mark of its last listed change
+``{lobby}:dirty`` is a hash: room id -> the mark of its last listed change
 (:func:`server.listing.mark`).  The room's create script and commit script write the mark in
 the same script as the room itself (:mod:`server.redis.store`), so a committed change is never
 without its mark, whatever crashes after.  The lobby's drainer (in every process) reads the
 marks, brings the lobby in step, and then clears each mark only if it is still the one it
 read: a change committed meanwhile leaves its own mark, which the next pass handles.
 
-One process drains at a time: ``lobby:outbox-lease`` holds a random token with an expiry, so
+One process drains at a time: ``{lobby}:outbox-lease`` holds a random token with an expiry, so
 a drainer that dies holds it no longer than the lease, and the passes of several processes
 never work on the same marks at once (were a lease to lapse mid-pass, every step is
 idempotent all the same).  No decisions here; the Redis client is an argument.  Imports
@@ -20,8 +20,8 @@ from typing import cast
 
 import redis.asyncio as aioredis
 
-OUTBOX_KEY = "lobby:dirty"
-LEASE_KEY = "lobby:outbox-lease"
+OUTBOX_KEY = "{lobby}:dirty"
+LEASE_KEY = "{lobby}:outbox-lease"
 
 _CLEAR = """
 for i = 1, #ARGV, 2 do

@@ -4,12 +4,12 @@ Lua scripts' loader and the keys that two stores write.
 Keys:
 
 =====================================  ======  ===============================================
-``lobby:playing:{player_id}``          set     room ids of a player's live games (written by
+``{lobby}:playing:{player_id}``        set     room ids of a player's live games (written by
                                                the games store, counted by creations)
-``lobby:history:{player_id}``          list    room ids of a player's finished games, newest
+``{lobby}:history:{player_id}``        list    room ids of a player's finished games, newest
                                                first (written by the games store; an account
                                                with one cannot become a bot)
-``lobby:finished:{room_id}``           string  FinishedGame JSON (with the record)
+``{lobby}:finished:{room_id}``         string  FinishedGame JSON (with the record)
 =====================================  ======  ===============================================
 
 Events are JSON objects published on the ``lobby`` channel after each commit, with ``t``:
@@ -98,12 +98,12 @@ def load(raw: bytes | str) -> Any:
 
 
 def playing_key(player_id: PlayerId) -> str:
-    return f"lobby:playing:{player_id}"
+    return f"{{lobby}}:playing:{player_id}"
 
 
 def history_key(player_id: PlayerId) -> str:
-    return f"lobby:history:{player_id}"
+    return f"{{lobby}}:history:{player_id}"
 
 
 def finished_key(room_id: str) -> str:
-    return f"lobby:finished:{room_id}"
+    return f"{{lobby}}:finished:{room_id}"

@@ -4,18 +4,18 @@ time.
 
 Keys:
 
-=====================================  ======  ===============================================
-``lobby:live:{room_id}``               string  LiveGame JSON
-``lobby:live-games``                   zset    room ids of live games, scored by start time
-``lobby:playing:{player_id}``          set     room ids of a player's live games
-``lobby:finished:{room_id}``           string  FinishedGame JSON (with the record)
-``lobby:history:{player_id}``          list    room ids of a player's finished games, newest first
-``lobby:archive``                      zset    room ids of every finished game, scored by end time
-``lobby:archive:game:{game}``          zset    the same, of one game
-``lobby:archive:player:{player_id}``   zset    the same, of one player's games
-``lobby:archive:game:{g}:player:{id}`` zset    the same, of one player's games of one game
-``lobby:archive:indexed``              string  set once the archive holds every finished game
-=====================================  ======  ===============================================
+=========================================  ======  ===============================================
+``{lobby}:live:{room_id}``                 string  LiveGame JSON
+``{lobby}:live-games``                     zset    room ids of live games, scored by start time
+``{lobby}:playing:{player_id}``            set     room ids of a player's live games
+``{lobby}:finished:{room_id}``             string  FinishedGame JSON (with the record)
+``{lobby}:history:{player_id}``            list    a player's finished games' room ids, newest first
+``{lobby}:archive``                        zset    every finished game's room id, by end time
+``{lobby}:archive:game:{game}``            zset    the same, of one game
+``{lobby}:archive:player:{player_id}``     zset    the same, of one player's games
+``{lobby}:archive:game:{g}:player:{id}``   zset    the same, of one player's games of one game
+``{lobby}:archive:indexed``                string  set once the archive holds every finished game
+=========================================  ======  ===============================================
 
 Live lines are announced as ``live`` events, finished games as ``finished`` ones (see
 :mod:`lobby.store.common`); the values are :mod:`lobby.games`', the search's query and cursor
@@ -48,8 +48,8 @@ from lobby.store.common import (
 )
 from protocol.errors import UnknownRoomError
 
-_LIVE_GAMES_KEY = "lobby:live-games"
-_ARCHIVE_INDEXED_KEY = "lobby:archive:indexed"
+_LIVE_GAMES_KEY = "{lobby}:live-games"
+_ARCHIVE_INDEXED_KEY = "{lobby}:archive:indexed"
 _STORE_LIVE = lua("store_live")
 
 
@@ -260,7 +260,7 @@ async def _scan_batches(redis: Redis, pattern: str, batch: int) -> AsyncIterator
 
 
 def _archive_key(game: str | None, player_id: PlayerId | None) -> str:
-    key = "lobby:archive"
+    key = "{lobby}:archive"
     if game is not None:
         key += f":game:{game}"
     if player_id is not None:
@@ -269,4 +269,4 @@ def _archive_key(game: str | None, player_id: PlayerId | None) -> str:
 
 
 def _live_key(room_id: str) -> str:
-    return f"lobby:live:{room_id}"
+    return f"{{lobby}}:live:{room_id}"
