@@ -22,8 +22,14 @@ from functools import partial
 from typing import Any, TypeVar
 
 import redis.asyncio as aioredis
+from redis.exceptions import (
+    ClusterError,
+    OutOfMemoryError,
+    ReadOnlyError,
+    SlotNotCoveredError,
+    TryAgainError,
+)
 from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import OutOfMemoryError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from protocol.diff import diff
@@ -40,6 +46,7 @@ from server.coalesce import Coalesced
 from server.fanout import Author, Fanout
 from server.metrics import Metrics
 from server.redis import clock_store, room_presence, store
+from server.redis.cluster import Durability
 from server.redis.store import Loaded
 from server.rooms import (
     DEFAULT_IDLE_LIMITS,
@@ -88,6 +95,7 @@ class RoomService:
         idle_limits: IdleLimits = DEFAULT_IDLE_LIMITS,
         count_every: float = COUNT_EVERY,
         presence_lease: float = room_presence.LEASE,
+        durability: Durability = store.NO_REPLICAS,
         on_commit: Callable[[Room, tuple[Event, ...]], None] | None = None,
     ) -> None:
         # The kept diffs must reach back to the last whole document.
@@ -100,6 +108,8 @@ class RoomService:
         self.snapshot_every = snapshot_every
         self.idle_limits = idle_limits
         """How long games may go without a move (the outbox marks carry their deadlines)."""
+        self.durability = durability
+        """What a commit waits for before it is acknowledged (see server.redis.cluster)."""
         self._cache: OrderedDict[RoomId, Loaded] = OrderedDict()
         self.batcher = store.Batcher(client)
         self.counts = Coalesced(self._update_count, count_every, "spectator count")
@@ -224,6 +234,7 @@ class RoomService:
                     self.batcher,
                     published,
                     mark,
+                    self.durability,
                 )
             except _STORAGE_ERRORS as error:
                 raise _unavailable(error) from error
@@ -340,9 +351,19 @@ def _request_text(command: Move | Resign | Abort | Draw | Takeback) -> str:
             return "resign"
 
 
-_STORAGE_ERRORS = (RedisConnectionError, RedisTimeoutError, OSError, OutOfMemoryError)
+_STORAGE_ERRORS = (
+    RedisConnectionError,
+    RedisTimeoutError,
+    OSError,
+    OutOfMemoryError,
+    ClusterError,
+    TryAgainError,
+    ReadOnlyError,
+    SlotNotCoveredError,
+)
 """What a lost or silent Redis raises, or a full one (``maxmemory`` reached: Redis refuses the
-write and runs none of it): the client may resend (UnavailableError)."""
+write and runs none of it), or a cluster in a failover (down, or a master that became a
+replica): the client may resend (UnavailableError)."""
 
 
 async def _storage(awaitable: Awaitable[T]) -> T:

@@ -233,7 +233,7 @@ def _link_up(node: Node) -> bool:
             info = client.info("replication")
     except redis.RedisError:
         return False
-    return info.get("role") == "master" or info.get("master_link_status") == "up"
+    return bool(info.get("role") == "master" or info.get("master_link_status") == "up")
 
 
 def _slot_count(part: str) -> int:
