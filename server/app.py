@@ -70,6 +70,7 @@ def create_app(settings: Settings) -> Starlette:
         durability = Durability(
             settings.redis_replica_acks,
             settings.redis_replica_timeout,
+            settings.redis_replica_wait,
             waitaof=settings.redis_replica_acks == 0 or await has_waitaof(client),
         )
         secret = settings.session_secret or await secret_store.session_secret(

@@ -46,7 +46,7 @@ from server.coalesce import Coalesced
 from server.fanout import Author, Fanout
 from server.metrics import Metrics
 from server.redis import clock_store, room_presence, store
-from server.redis.cluster import Durability
+from server.redis.cluster import Durability, is_cluster
 from server.redis.store import Loaded
 from server.rooms import (
     DEFAULT_IDLE_LIMITS,
@@ -111,7 +111,9 @@ class RoomService:
         self.durability = durability
         """What a commit waits for before it is acknowledged (see server.redis.cluster)."""
         self._cache: OrderedDict[RoomId, Loaded] = OrderedDict()
-        self.batcher = store.Batcher(client)
+        self.batcher = None if is_cluster(client) or durability.replicas else store.Batcher(client)
+        """Commits of one event-loop turn sent as one write; none where a commit must wait
+        for replicas on its own connection (see store.commit)."""
         self.counts = Coalesced(self._update_count, count_every, "spectator count")
         self.presence = room_presence.RoomPresence(
             client, process_id, self.current, self.command, self.counts.every, presence_lease
@@ -283,7 +285,8 @@ class RoomService:
         unanswered fails, and the batcher's connection goes back."""
         await self.presence.stop()
         await self.counts.aclose()
-        await self.batcher.aclose()
+        if self.batcher is not None:
+            await self.batcher.aclose()
 
     async def catch_up(self, room_id: RoomId, version: int | None) -> tuple[int, list[bytes]]:
         """The frames that bring a client from ``version`` to now: diffs, or a snapshot."""

@@ -13,7 +13,8 @@ edge ``TRUSTED_PROXIES`` and ``ALLOWED_ORIGINS`` (comma-separated), the login li
 ``REDIS_MAXMEMORY`` caps the embedded Redis.  Redis Cluster: ``REDIS_CLUSTER`` (``1`` or
 ``0``; unset: asked of the Redis at ``REDIS_URL``); a commit's durability:
 ``REDIS_REPLICA_ACKS`` (replicas that must hold a move before it is acknowledged) and
-``REDIS_REPLICA_TIMEOUT`` (seconds to wait for them).  The lobby's outbox: ``LOBBY_DRAIN_SECONDS``,
+``REDIS_REPLICA_TIMEOUT`` (seconds to wait for them) and ``REDIS_REPLICA_WAIT`` (``received``
+or ``fsynced``).  The lobby's outbox: ``LOBBY_DRAIN_SECONDS``,
 ``LOBBY_LIVE_LIMIT``; games without moves: ``IDLE_UNSTARTED_SECONDS``,
 ``IDLE_UNSTARTED_CORRESPONDENCE_SECONDS``, ``IDLE_UNTIMED_SECONDS``; join and leave bursts:
 ``COUNT_COMMIT_SECONDS``; seated players' presence: ``PRESENCE_LEASE_SECONDS``; what players
@@ -64,6 +65,8 @@ class Settings:
     redis_replica_acks: int = 0
     """Replicas that must hold a commit before it is acknowledged (see server.redis.cluster)."""
     redis_replica_timeout: float = 1.0
+    redis_replica_wait: str = "received"
+    """``received`` (WAIT) or ``fsynced`` (WAITAOF on the replicas too)."""
     rate_per_second: float = 200.0
     rate_burst: float = 400.0
     diff_history: int = 100
@@ -173,6 +176,9 @@ def from_environment(environ: Mapping[str, str] | None = None) -> Settings:
             "REDIS_REPLICA_TIMEOUT",
             float(env.get("REDIS_REPLICA_TIMEOUT", defaults.redis_replica_timeout)),
         ),
+        redis_replica_wait=_replica_wait(
+            env.get("REDIS_REPLICA_WAIT", defaults.redis_replica_wait)
+        ),
         rate_per_second=float(env.get("RATE_PER_SECOND", defaults.rate_per_second)),
         rate_burst=float(env.get("RATE_BURST", defaults.rate_burst)),
         diff_history=int(env.get("DIFF_HISTORY", defaults.diff_history)),
@@ -239,6 +245,12 @@ def from_environment(environ: Mapping[str, str] | None = None) -> Settings:
         push_queue=int(env.get("PUSH_QUEUE", defaults.push_queue)),
         log_format=_log_format(env.get("LOG_FORMAT", defaults.log_format)),
     )
+
+
+def _replica_wait(text: str) -> str:
+    if text not in ("received", "fsynced"):
+        raise ValueError(f"REDIS_REPLICA_WAIT must be received or fsynced, not {text!r}")
+    return text
 
 
 def _flag(text: str) -> bool:

@@ -208,10 +208,8 @@ async def load_doc(client: aioredis.Redis, room_id: RoomId) -> dict[str, Any] | 
 
 
 async def _load(client: aioredis.Redis, room_id: RoomId) -> tuple[int, dict[str, Any] | None]:
-    async with client.pipeline(transaction=True) as pipe:
-        pipe.hmget(room_key(room_id), "version", "doc", "doc_version")
-        pipe.lrange(diffs_key(room_id), 0, -1)
-        (version, data, doc_version), frames = await pipe.execute()
+    stored, frames = await _run(client, _READ, [room_key(room_id), diffs_key(room_id)], ["1"])
+    version, data, doc_version = stored
     if data is None:
         return -1, None
     doc = unpack(data)
@@ -294,13 +292,13 @@ async def _commit_waiting(
     async with client.pipeline(transaction=False) as pipe:
         # EVAL, not EVALSHA: a master that just took over may not hold the script yet.
         pipe.eval(_COMMIT.source, len(keys), *keys, *args)
-        wait_for_replicas(pipe, durability, node)
+        waits = wait_for_replicas(pipe, durability, node)
         replies = await pipe.execute(raise_on_error=False)
     reply = replies[0]
     if isinstance(reply, Exception):
         raise reply
     if int(reply[0]) in (1, 2):
-        check_replicas(replies[1] if len(replies) > 1 else None, durability)
+        check_replicas(replies[1 : 1 + waits], durability)
     return list(reply)
 
 
@@ -356,10 +354,9 @@ async def diffs_since(
 ) -> tuple[int, list[bytes] | None]:
     """The room's version and the diff frames after ``version``, or None when the kept history
     does not reach back that far (or ``version`` is in the future): send a snapshot."""
-    async with client.pipeline(transaction=True) as pipe:
-        pipe.hget(room_key(room_id), "version")
-        pipe.lrange(diffs_key(room_id), 0, -1)
-        current_raw, frames = await pipe.execute()
+    (current_raw,), frames = await _run(
+        client, _READ, [room_key(room_id), diffs_key(room_id)], ["0"]
+    )
     if current_raw is None:
         return -1, None
     current = int(current_raw)
@@ -672,5 +669,7 @@ async def _run(client: aioredis.Redis, script: _Script, keys: list[str], args: l
 _CREATE = _Script(lua("create_room"))
 
 _COMMIT = _Script(lua("commit"))
+
+_READ = _Script(lua("read_room"))
 
 _WATCHERS = _Script(lua("change_watchers"))

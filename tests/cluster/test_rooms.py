@@ -7,14 +7,14 @@ from __future__ import annotations
 import asyncio
 import random
 import time
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable
+from functools import partial
 from types import ModuleType
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 from redis.asyncio.cluster import RedisCluster
 
-from bench.loopback import tictactoe
 from protocol.diff import diff
 from protocol.messages import encode_diff
 from server import listing, outbox
@@ -30,12 +30,7 @@ pytestmark = pytest.mark.cluster
 ANN = SeatHolder("p:ann", "Ann")
 BOB = SeatHolder("p:bob", "Bob")
 ONE_REPLICA = Durability(replicas=1, timeout=2.0)
-
-
-@pytest.fixture
-def ttt() -> Iterator[ModuleType]:
-    with tictactoe.registered():
-        yield tictactoe
+T = TypeVar("T")
 
 
 async def play_one(
@@ -46,6 +41,18 @@ async def play_one(
     mark: bool = False,
 ) -> store.CommitResult:
     """Commit the next move of a tic-tac-toe room as the service does."""
+    commit = await next_move(client, room_id, ack, durability, mark)
+    return await commit()
+
+
+async def next_move(
+    client: RedisCluster,
+    room_id: str,
+    ack: str,
+    durability: Durability = ONE_REPLICA,
+    mark: bool = False,
+) -> Callable[[], Awaitable[store.CommitResult]]:
+    """The commit of the room's next move, to send (and send again) as the service does."""
     loaded = await store.load_room(client, room_id)  # type: ignore[arg-type]
     assert loaded is not None
     room = loaded.room
@@ -54,7 +61,8 @@ async def play_one(
     new = decide(room, Move(player, room.version, room.rules.move_text(move))).room
     doc = room_doc(new)
     frame = encode_diff(room_id, new.version, diff(loaded.doc, doc))
-    return await store.commit(
+    return partial(
+        store.commit,
         client,  # type: ignore[arg-type]
         room_id,
         room.version,
@@ -166,9 +174,10 @@ async def test_no_acknowledged_move_is_lost_or_doubled_when_a_master_is_killed(
         for number in range(9):
             ack = f"{room_id}:{number}"
             started = time.monotonic()
+            commit = await _retrying(partial(next_move, cluster_client, room_id, ack))
             while True:
                 try:
-                    result = await play_one(cluster_client, room_id, ack)
+                    result = await commit()
                 except (*_STORAGE_ERRORS, NotDurableError):
                     await asyncio.sleep(0.05 + random.random() * 0.05)
                     continue
@@ -184,6 +193,7 @@ async def test_no_acknowledged_move_is_lost_or_doubled_when_a_master_is_killed(
     async def kill_a_master() -> None:
         await asyncio.sleep(0.4)
         owner = cluster_client.get_node_from_key(store.room_key(rooms[0]))
+        assert owner is not None
         victim = next(node for node in redis_cluster.nodes if node.port == owner.port)
         redis_cluster.kill(victim)
         await asyncio.to_thread(redis_cluster.wait_ok)
@@ -195,7 +205,7 @@ async def test_no_acknowledged_move_is_lost_or_doubled_when_a_master_is_killed(
     for room_id in rooms:
         loaded = await _load_retrying(cluster_client, room_id)
         stored = {
-            key.decode(): int(value)
+            store_text(key): int(value)
             for key, value in (await cluster_client.hgetall(store.acks_key(room_id))).items()
         }
         for ack, version in acknowledged[room_id].items():
@@ -207,11 +217,19 @@ async def test_no_acknowledged_move_is_lost_or_doubled_when_a_master_is_killed(
 
 
 async def _load_retrying(client: RedisCluster, room_id: str) -> store.Loaded:
+    loaded = await _retrying(partial(store.load_room, client, room_id))  # type: ignore[arg-type]
+    assert loaded is not None
+    return loaded
+
+
+async def _retrying(read: Callable[[], Awaitable[T]]) -> T:
+    """``read()``, again while the cluster fails over."""
     while True:
         try:
-            loaded = await store.load_room(client, room_id)  # type: ignore[arg-type]
+            return await read()
         except _STORAGE_ERRORS:
             await asyncio.sleep(0.05)
-            continue
-        assert loaded is not None
-        return loaded
+
+
+def store_text(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value
