@@ -16,8 +16,8 @@ import pytest
 from redis.asyncio.cluster import RedisCluster
 
 from bench.loopback import tictactoe
+from bench.loopback.cluster import ClusterOfServers
 from server.redis import cluster
-from tests.cluster.servers import ClusterOfServers
 from tests.e2e.conftest import ROOT, SECRET
 
 

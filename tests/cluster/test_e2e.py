@@ -14,13 +14,13 @@ from typing import Any
 import pytest
 from redis.asyncio.cluster import RedisCluster
 
+from bench.loopback.cluster import ClusterOfServers
 from client import Client, ServerReplyError
 from lobby.identity import Player, new_guest
 from rules import GAMES
 from server.redis import store
 from server.redis.embedded_redis import free_port
 from server.rooms import SeatHolder, new_room
-from tests.cluster.servers import ClusterOfServers
 from tests.e2e.conftest import ServerProcess, token_for
 from tests.e2e.test_play import legal_texts, mover
 
@@ -248,8 +248,8 @@ async def test_no_acknowledged_move_is_lost_or_doubled_when_a_master_is_killed(
     for room in games:
         doc: Any = await store.load_doc(cluster_client, room)  # type: ignore[arg-type]
         assert doc is not None and doc["outcome"] is not None
-        record = doc["record"]
-        for version, text in acknowledged[room].items():
-            assert record[version - 1] == text, f"{room}: acknowledged move {version} lost"
-        assert len(record) == len(acknowledged[room]), f"{room}: {record} doubled"
+        # Versions count other commits too (presence): the acknowledged moves in the order
+        # of their versions must be the record, each once.
+        acked = [text for _, text in sorted(acknowledged[room].items())]
+        assert doc["record"] == acked, f"{room}: stored {doc['record']}, acknowledged {acked}"
     print(f"longest wait for an acknowledgement across the failover: {longest[0]:.2f} s")

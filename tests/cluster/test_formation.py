@@ -8,7 +8,7 @@ import asyncio
 import pytest
 from redis.asyncio.cluster import RedisCluster
 
-from tests.cluster.servers import MASTERS, ClusterOfServers
+from bench.loopback.cluster import MASTERS, ClusterOfServers
 
 pytestmark = pytest.mark.cluster
 

@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 import pytest
 from redis.asyncio.cluster import RedisCluster
 
+from bench.loopback.cluster import ClusterOfServers
 from protocol.diff import diff
 from protocol.messages import encode_diff
 from server import listing, outbox
@@ -23,7 +24,6 @@ from server.redis.cluster import Durability, NotDurableError, has_waitaof, key_s
 from server.redis.sharded_pubsub import ShardedSubscriptions
 from server.rooms import DEFAULT_IDLE_LIMITS, Move, SeatHolder, decide, new_room, room_doc
 from server.service import _STORAGE_ERRORS
-from tests.cluster.servers import ClusterOfServers
 
 pytestmark = pytest.mark.cluster
 

@@ -1,4 +1,5 @@
-"""A Redis Cluster of real server processes for the tests: three masters, three replicas.
+"""A Redis Cluster of real server processes on loopback: three masters, three replicas
+(for the tests in tests/cluster and ``python -m bench.drills --cluster``).
 
 Each node is a server process on a free loopback port with its own directory, append-only
 persistence fsynced on every write, and cluster mode; the cluster is formed from Python with
