@@ -36,6 +36,8 @@ import redis.asyncio as aioredis
 from redis.asyncio.cluster import ClusterPipeline, RedisCluster
 from redis.exceptions import ConnectionError as RedisConnectionError
 
+from server.redis.sharded_pubsub import FollowingPubSub
+
 SLOTS = 16384
 
 
@@ -102,6 +104,13 @@ class _FailoverSafeCluster(RedisCluster):
             return await super().execute_command(*args, **kwargs)
         except AttributeError as error:
             raise RedisConnectionError(f"connection closed under a command: {error}") from error
+
+    def pubsub(self, *args: Any, **kwargs: Any) -> Any:
+        """Classic pub/sub that follows the cluster through a failover (the feeds' channels;
+        the rooms' are sharded, :class:`~server.redis.sharded_pubsub.ShardedSubscriptions`)."""
+        if args or kwargs:
+            return super().pubsub(*args, **kwargs)
+        return FollowingPubSub(self)
 
     def pipeline(self, transaction: Any = None, shard_hint: Any = None) -> ClusterPipeline:
         if shard_hint:

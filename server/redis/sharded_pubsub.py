@@ -12,7 +12,11 @@ owner again (``on_restored``) so the sockets catch up on what was published mean
 master that gives a slot away unsubscribes its channels itself (``sunsubscribe`` with no
 request): those are moved the same way.  redis-py's own cluster pub/sub reads its nodes in
 turn, each under a timeout, which would hold a message on one master while it waits on
-another; here every master is read at once.  No decisions; imports redis only.
+another; here every master is read at once.
+
+The lobby's and the tournaments' channels are classic ones, which a cluster broadcasts to
+every node: :class:`FollowingPubSub` reads them from one node and, when it fails, from the
+master that serves the channel's slot then.  No decisions; imports redis only.
 """
 
 from __future__ import annotations
@@ -181,3 +185,76 @@ async def _close(connection: _Connection) -> None:
         await connection.pubsub.aclose()  # type: ignore[no-untyped-call]
     with contextlib.suppress(RedisError, OSError):
         await connection.client.aclose()
+
+
+class FollowingPubSub:
+    """Classic pub/sub (``SUBSCRIBE``) on a cluster, for the lobby's and the tournaments'
+    channels, which every process reads whole: a cluster broadcasts those messages to every
+    node, so one connection to any node will do, and when that node fails the next read
+    connects to the master now serving the channel's slot and subscribes again (the
+    confirmations tell :func:`server.fanout.read_pubsub` that the feed is restored).  The
+    part of redis-py's PubSub that the feeds use: subscribe, get_message, aclose."""
+
+    def __init__(self, cluster: Any) -> None:
+        self._cluster = cluster
+        self._channels: set[str] = set()
+        self._client: aioredis.Redis | None = None
+        self._pubsub: PubSub | None = None
+
+    async def subscribe(self, *channels: str) -> None:
+        fresh = self._pubsub is None
+        self._channels.update(channels)
+        pubsub = await self._current()  # a new connection subscribes to them all
+        if fresh:
+            return
+        try:
+            await pubsub.subscribe(*channels)
+        except (RedisError, OSError):
+            await self._discard()
+            raise
+
+    async def get_message(
+        self, ignore_subscribe_messages: bool = False, timeout: float | None = 0.0
+    ) -> dict[str, Any] | None:
+        """The next message; raises what a lost connection raises (the next call connects
+        again, to the slot's master as the cluster now has it)."""
+        pubsub = await self._current()
+        try:
+            message: dict[str, Any] | None = await pubsub.get_message(
+                ignore_subscribe_messages=ignore_subscribe_messages, timeout=timeout
+            )
+        except (RedisError, OSError):
+            await self._discard()
+            raise
+        return message
+
+    async def aclose(self) -> None:
+        await self._discard()
+
+    async def _current(self) -> PubSub:
+        if self._pubsub is not None:
+            return self._pubsub
+        with contextlib.suppress(RedisError, OSError):
+            await self._cluster.nodes_manager.initialize()
+        channel = min(self._channels) if self._channels else "lobby"
+        node = self._cluster.get_node_from_key(channel)
+        client = aioredis.Redis(host=node.host, port=node.port, **_options(self._cluster))
+        pubsub = client.pubsub()
+        self._client, self._pubsub = client, pubsub
+        if self._channels:
+            try:
+                await pubsub.subscribe(*sorted(self._channels))
+            except (RedisError, OSError):
+                await self._discard()
+                raise
+        return pubsub
+
+    async def _discard(self) -> None:
+        pubsub, client = self._pubsub, self._client
+        self._pubsub = self._client = None
+        if pubsub is not None:
+            with contextlib.suppress(RedisError, OSError):
+                await pubsub.aclose()  # type: ignore[no-untyped-call]
+        if client is not None:
+            with contextlib.suppress(RedisError, OSError):
+                await client.aclose()

@@ -233,3 +233,37 @@ async def _retrying(read: Callable[[], Awaitable[T]]) -> T:
 
 def store_text(value: bytes | str) -> str:
     return value.decode() if isinstance(value, bytes) else value
+
+
+async def test_the_lobby_feed_follows_the_cluster_through_a_failover(
+    redis_cluster: ClusterOfServers, cluster_client: RedisCluster
+) -> None:
+    """The lobby's classic channel: after the node it is read from dies, the next reads
+    subscribe again on the slot's new master and the feed goes on."""
+    feed: Any = cluster_client.pubsub()
+    await feed.subscribe("lobby")
+    assert (await feed.get_message(timeout=5))["type"] == "subscribe"
+    await cluster_client.publish("lobby", b"before")
+    message = await feed.get_message(ignore_subscribe_messages=True, timeout=5)
+    assert message is not None and message["data"] == b"before"
+    owner = cluster_client.get_node_from_key("lobby")
+    assert owner is not None
+    victim = next(node for node in redis_cluster.nodes if node.port == owner.port)
+    redis_cluster.kill(victim)
+    await asyncio.to_thread(redis_cluster.wait_ok)
+    received: list[Any] = []
+    async with asyncio.timeout(30):
+        while not received:
+            try:
+                message = await feed.get_message(timeout=0.2)
+            except _STORAGE_ERRORS:
+                await asyncio.sleep(0.1)
+                continue
+            if message is not None and message["type"] == "subscribe":
+                await _retrying(partial(cluster_client.publish, "lobby", b"after"))
+            elif message is not None and message["type"] == "message":
+                received.append(message["data"])
+    assert received == [b"after"]
+    await feed.aclose()
+    redis_cluster.restart(victim)
+    await asyncio.to_thread(redis_cluster.wait_replicated)
