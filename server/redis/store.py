@@ -16,8 +16,8 @@ only when a process other than the committing one is subscribed).  A process tha
 reads the room after subscribing, so it misses nothing: a commit either sees its
 subscription or happens before its read.  A commit that changes what the lobby lists, and
 every room's creation, also leaves the room's mark in the lobby's outbox
-(:mod:`server.outbox`) in that same step, so no committed change can miss the lobby (the
-outbox is not a room key: on Redis Cluster the two would have to share a slot).  Nothing the
+(:mod:`server.outbox`) in that same step, so no committed change can miss the lobby (on
+Redis Cluster, the outbox of the room's own slot).  Nothing the
 script publishes leaves Redis before the write is in the append-only file: with
 ``appendfsync always`` Redis fsyncs before it writes any reply or pushed message back out.
 No decisions here; the Redis client is always an argument.  Imports redis, msgpack, rooms,
