@@ -101,7 +101,7 @@ async def request(client: aioredis.Redis, job: AnalysisJob) -> dict[str, Any]:
         await pipe.execute()
         return {"status": "queued"}
 
-    return await optimistic(client, attempt)
+    return await optimistic(client, attempt, QUEUE)
 
 
 def take(client: redis.Redis, timeout: float) -> str | bytes | None:

@@ -21,15 +21,21 @@ lines written together go out as one publication: a JSON array of their events.
 
 from __future__ import annotations
 
+import contextlib
 import json
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from importlib.resources import files
 from typing import Any, TypeVar
 
 import redis.asyncio as aioredis
+from redis.asyncio.cluster import RedisCluster
+from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import WatchError
 
 from lobby.identity import PlayerId
+
+LOBBY_TAG = "{lobby}"
+"""The hash tag of every key of the lobby's stores (one slot on a Redis Cluster)."""
 
 CHANNEL = "lobby"
 """The pub/sub channel of lobby events (live lists of challenges, presence and games)."""
@@ -66,15 +72,43 @@ async def publish_all(redis: Redis, events: list[dict[str, Any]]) -> None:
     await redis.publish(CHANNEL, dump(events))
 
 
-async def optimistic(redis: Redis, attempt: Callable[[Any], Awaitable[T]]) -> T:
-    """Run ``attempt`` (WATCH, read, decide, MULTI, write) until no watched key changed."""
-    async with redis.pipeline(transaction=True) as pipe:
-        for _ in range(MAX_RETRIES):
-            try:
-                return await attempt(pipe)
-            except WatchError:
-                await pipe.reset()  # type: ignore[no-untyped-call]
+async def optimistic(
+    redis: Redis, attempt: Callable[[Any], Awaitable[T]], slot_key: str = LOBBY_TAG
+) -> T:
+    """Run ``attempt`` (WATCH, read, decide, MULTI, write) until no watched key changed; its
+    keys share the slot of ``slot_key``."""
+    async with transaction_client(redis, slot_key) as client:
+        async with client.pipeline(transaction=True) as pipe:
+            for _ in range(MAX_RETRIES):
+                try:
+                    return await attempt(pipe)
+                except WatchError:
+                    await pipe.reset()  # type: ignore[no-untyped-call]
     raise RuntimeError(f"lobby transaction still contended after {MAX_RETRIES} tries")
+
+
+@contextlib.asynccontextmanager
+async def transaction_client(redis: Redis, slot_key: str) -> AsyncIterator[Redis]:
+    """The client a WATCH transaction on ``slot_key``'s slot runs on: ``redis`` itself, or on
+    a Redis Cluster a client of the master serving that slot, for the transaction only
+    (redis-py's asyncio cluster pipeline does not run the reads between WATCH and MULTI).
+    Should the slot move meanwhile, Redis answers MOVED, which fails the transaction as a
+    lost connection would."""
+    if not isinstance(redis, RedisCluster):
+        yield redis
+        return
+    node = redis.get_node_from_key(slot_key)
+    if node is None:
+        raise RedisConnectionError(f"no master serves the slot of {slot_key}")
+    settings = node.connection_kwargs
+    wanted = ("username", "password", "socket_timeout", "socket_connect_timeout")
+    client = aioredis.Redis(
+        host=node.host, port=node.port, **{k: settings[k] for k in wanted if k in settings}
+    )
+    try:
+        yield client
+    finally:
+        await client.aclose()
 
 
 def text(value: object) -> str:

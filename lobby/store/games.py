@@ -33,6 +33,7 @@ from lobby.games import FinishedGame, LiveGame
 from lobby.identity import Player, PlayerId
 from lobby.store.accounts import find_player
 from lobby.store.common import (
+    LOBBY_TAG,
     Redis,
     dump,
     finished_key,
@@ -45,6 +46,7 @@ from lobby.store.common import (
     publish_all,
     text,
     texts,
+    transaction_client,
 )
 from protocol.errors import UnknownRoomError
 
@@ -59,22 +61,24 @@ async def store_live_games(redis: Redis, lines: Sequence[LiveGame]) -> list[Live
     once its game is finished, so writing the same line twice, or an old one late, is safe."""
     if not lines:
         return []
-    script = redis.register_script(_STORE_LIVE)
-    async with redis.pipeline(transaction=False) as pipe:
-        for live in lines:
-            first, second = live.players
-            await script(
-                keys=[
-                    _live_key(live.room_id),
-                    finished_key(live.room_id),
-                    _LIVE_GAMES_KEY,
-                    playing_key(first.id),
-                    playing_key(second.id),
-                ],
-                args=[dump(live.to_data()), live.version, live.room_id, repr(live.started)],
-                client=pipe,
-            )
-        written = await pipe.execute()
+    # On a cluster, on the {lobby} master itself: a cluster pipeline runs no scripts.
+    async with transaction_client(redis, LOBBY_TAG) as client:
+        script = client.register_script(_STORE_LIVE)
+        async with client.pipeline(transaction=False) as pipe:
+            for live in lines:
+                first, second = live.players
+                await script(
+                    keys=[
+                        _live_key(live.room_id),
+                        finished_key(live.room_id),
+                        _LIVE_GAMES_KEY,
+                        playing_key(first.id),
+                        playing_key(second.id),
+                    ],
+                    args=[dump(live.to_data()), live.version, live.room_id, repr(live.started)],
+                    client=pipe,
+                )
+            written = await pipe.execute()
     stored = [live for live, done in zip(lines, written, strict=True) if done]
     if stored:
         await publish_all(redis, [{"t": "live", "game": live.to_data()} for live in stored])

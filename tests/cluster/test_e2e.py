@@ -18,6 +18,7 @@ from bench.loopback.cluster import ClusterOfServers
 from client import Client, ServerReplyError
 from lobby.identity import Player, new_guest
 from rules import GAMES
+from server import outbox
 from server.redis import store
 from server.redis.embedded_redis import free_port
 from server.rooms import SeatHolder, new_room
@@ -253,3 +254,33 @@ async def test_no_acknowledged_move_is_lost_or_doubled_when_a_master_is_killed(
         acked = [text for _, text in sorted(acknowledged[room].items())]
         assert doc["record"] == acked, f"{room}: stored {doc['record']}, acknowledged {acked}"
     print(f"longest wait for an acknowledgement across the failover: {longest[0]:.2f} s")
+
+
+async def test_the_lobby_on_the_cluster_lists_a_game_made_by_a_challenge_until_it_ends(
+    two_servers: list[ServerProcess], cluster_client: RedisCluster
+) -> None:
+    """The lobby's keys under their {lobby} tag and the outbox per slot: a challenge made on
+    one process and accepted on the other becomes a room that both lobbies list live, then
+    not once it is resigned."""
+    here, there = two_servers
+    ann = await Client.connect(here.ws_url, token_for(new_guest()))
+    bob = await Client.connect(there.ws_url, token_for(new_guest()))
+    for client in (ann, bob):
+        await client.follow_lobby()
+    assert bob.player is not None
+    made = await ann.challenge("tictactoe", colour="mine", target=bob.player["name"])
+    await bob.wait_lobby(lambda lobby: [c["id"] for c in lobby["incoming"]] == [made["id"]])
+    room = await bob.accept(made["id"])
+
+    def listed(lobby: dict[str, Any]) -> bool:
+        return any(game["room_id"] == room for game in lobby["live"])
+
+    for client in (ann, bob):
+        await client.wait_lobby(listed, timeout=20)
+    await ann.join(room)
+    await ann.resign(room)
+    for client in (ann, bob):
+        await client.wait_lobby(lambda lobby: not listed(lobby), timeout=20)
+    assert await outbox.pending(cluster_client) == 0  # type: ignore[arg-type]
+    for client in (ann, bob):
+        await client.close()
