@@ -284,3 +284,19 @@ async def test_the_lobby_on_the_cluster_lists_a_game_made_by_a_challenge_until_i
     assert await outbox.pending(cluster_client) == 0  # type: ignore[arg-type]
     for client in (ann, bob):
         await client.close()
+
+
+async def test_a_chat_line_said_on_one_process_is_heard_on_the_other(
+    two_servers: list[ServerProcess], cluster_client: RedisCluster
+) -> None:
+    """Kept with the room and published on its shard in one MULTI (SPUBLISH)."""
+    here, there = two_servers
+    a, b = new_guest(), new_guest()
+    room = await make_room(cluster_client, a, b, "chat")
+    first, second = await join(here, room, a), await join(there, room, b)
+    await first.chat(room, "players", "good luck")
+    assert await second.wait_chat(1) == ["good luck"]
+    history = await second.chat_history(room, "players")
+    assert [line["text"] for line in history] == ["good luck"]
+    for c in (first, second):
+        await c.close()
