@@ -25,9 +25,11 @@ import contextlib
 import json
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from importlib.resources import files
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
+import redis
 import redis.asyncio as aioredis
+import redis.cluster
 from redis.asyncio.cluster import RedisCluster
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import WatchError
@@ -85,6 +87,30 @@ async def optimistic(
                 except WatchError:
                     await pipe.reset()  # type: ignore[no-untyped-call]
     raise RuntimeError(f"lobby transaction still contended after {MAX_RETRIES} tries")
+
+
+async def connect(url: str) -> Redis:
+    """A client of the Redis at ``url``: redis-py's cluster client when it is a node of a
+    Redis Cluster (for the bot and analyst processes, which take their Redis as a URL)."""
+    probe = aioredis.Redis.from_url(url)
+    try:
+        info = await probe.info("cluster")
+    finally:
+        await probe.aclose()
+    if int(info.get("cluster_enabled", 0)):
+        cluster: Any = RedisCluster.from_url(url)
+        return cast(Redis, cluster)
+    return aioredis.Redis.from_url(url)
+
+
+def connect_blocking(url: str) -> redis.Redis:
+    """:func:`connect` for the blocking client (the analyst's)."""
+    with redis.Redis.from_url(url) as probe:
+        info: Any = probe.info("cluster")
+    if int(info.get("cluster_enabled", 0)):
+        cluster: Any = redis.cluster.RedisCluster.from_url(url)
+        return cast(redis.Redis, cluster)
+    return redis.Redis.from_url(url)
 
 
 @contextlib.asynccontextmanager
