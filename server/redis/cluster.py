@@ -23,7 +23,8 @@ that committed: a wait covers that connection's writes):
 
 A Redis without WAITAOF (before 7.2) gets ``WAIT N`` alone.  A commit that is not confirmed
 in ``timeout`` seconds is reported unavailable: the client sends it again, and the resend
-finds it committed and waits again.  No decisions; imports redis only.
+finds it committed and waits again.  No decisions; imports redis and the pub/sub that follows
+a cluster (:mod:`server.redis.sharded_pubsub`).
 """
 
 from __future__ import annotations
