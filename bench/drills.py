@@ -1,5 +1,5 @@
-"""``python -m bench.drills [--games N] [--servers P] [--quiet S] [DRILL...]``: the deployment
-drills' report.
+"""``python -m bench.drills [--games N] [--servers P] [--quiet S] [--cluster] [DRILL...]``: the
+deployment drills' report.
 
 Runs each drill of bench/loopback/drills.py on its own loopback deployment (redis-server with
 deploy/redis.conf, P ``python -m server`` processes each reaching Redis through a TCP proxy of
@@ -9,6 +9,11 @@ twice (doubled, must be 0), client views stuck behind Redis more than 2 s after 
 be 0), games missing from the lobby (must be 0), reconnections and seconds; then the errors
 clients were told to resend after, and the drill's notes.  Exits 1 if any drill found a
 problem.  Needs redis-server and haproxy on PATH.
+
+``--cluster`` runs the failover drill on a Redis Cluster instead
+(:mod:`bench.loopback.cluster_drill`: K games, a master SIGKILLed mid-run, later a server,
+the dead master restarted as a replica), with the same columns and the longest wait for an
+acknowledgement among its notes.
 """
 
 from __future__ import annotations
@@ -20,7 +25,7 @@ import tempfile
 import traceback
 from pathlib import Path
 
-from bench.loopback import drills
+from bench.loopback import cluster_drill, drills
 from bench.loopback.drills import DrillReport
 
 COLUMNS = (
@@ -64,15 +69,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=24, help="games (or pairs) at once")
     parser.add_argument("--servers", type=int, default=2, help="server processes")
     parser.add_argument("--quiet", type=float, default=5.0, help="seconds after each fault")
+    parser.add_argument(
+        "--cluster", action="store_true", help="the failover drill on a Redis Cluster"
+    )
     args = parser.parse_args(argv)
-    names = args.drills or list(drills.DRILLS)
-    unknown = [name for name in names if name not in drills.DRILLS]
-    if unknown:
-        parser.error(f"unknown drills {unknown}; known: {', '.join(drills.DRILLS)}")
+    if args.cluster:
+        names = ["cluster_failover"]
+    else:
+        names = args.drills or list(drills.DRILLS)
+        unknown = [name for name in names if name not in drills.DRILLS]
+        if unknown:
+            parser.error(f"unknown drills {unknown}; known: {', '.join(drills.DRILLS)}")
     reports = []
-    print(row([title for title, _ in COLUMNS]))
+    print(row([title for title, _ in COLUMNS]), flush=True)
     for name in names:
-        report = asyncio.run(run_drill(name, args.games, args.servers, args.quiet))
+        if args.cluster:
+            report = asyncio.run(run_cluster_drill(args.games, args.servers))
+        else:
+            report = asyncio.run(run_drill(name, args.games, args.servers, args.quiet))
         reports.append(report)
         print(
             row(
@@ -99,6 +113,16 @@ def main(argv: list[str] | None = None) -> int:
         for problem in report.problems:
             print(f"  PROBLEM: {problem}")
     return 1 if any(r.problems for r in reports) else 0
+
+
+async def run_cluster_drill(games: int, servers: int) -> DrillReport:
+    with tempfile.TemporaryDirectory() as directory:
+        try:
+            return await cluster_drill.cluster_drill(Path(directory), games, servers)
+        except Exception as error:
+            report = DrillReport("cluster_failover")
+            report.problems.append("".join(traceback.format_exception_only(error)).strip())
+            return report
 
 
 if __name__ == "__main__":

@@ -20,6 +20,7 @@ import redis
 
 from bots.analysis import PLAYOUTS, POSITION_SECONDS, analyse_record
 from lobby.store import analyses
+from lobby.store.common import connect_blocking
 
 log = logging.getLogger("bots.analyst")
 
@@ -71,7 +72,7 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     if args.nice:
         os.nice(args.nice)
-    client = redis.Redis.from_url(args.redis)
+    client = connect_blocking(args.redis)
     try:
         serve(client, args.playouts, args.parent)
     except KeyboardInterrupt:

@@ -31,6 +31,7 @@ from bots.accounts import bot_token, ensure_accounts, shared_secret
 from bots.worker import add_shared_options, run_command, watch_parent, ws_url
 from client import Client, ServerReplyError
 from lobby.identity import Player
+from lobby.store.common import connect
 
 log = logging.getLogger("bots.pool")
 
@@ -153,7 +154,7 @@ class Supervisor:
 
 
 async def amain(args: argparse.Namespace) -> None:
-    client = aioredis.Redis.from_url(args.redis)
+    client = await connect(args.redis)
     try:
         configured = os.environ.get("SESSION_SECRET")
         secret = await shared_secret(client, configured.encode() if configured else None)

@@ -36,6 +36,7 @@ from bots.mcts import choose_move
 from client import Client, RoomView, ServerReplyError
 from lobby import clocks
 from lobby.identity import Player
+from lobby.store.common import connect
 from rules import find_game
 from rules.api import GameRules, Seat
 
@@ -392,7 +393,7 @@ async def watch_parent(parent: int | None, stop: asyncio.Event) -> None:
 async def amain(args: argparse.Namespace) -> None:
     if args.nice:
         os.nice(args.nice)  # people's games first: the server's processes get the CPU first
-    client = aioredis.Redis.from_url(args.redis)
+    client = await connect(args.redis)
     try:
         configured = os.environ.get("SESSION_SECRET")
         secret = await shared_secret(client, configured.encode() if configured else None)

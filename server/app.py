@@ -47,7 +47,8 @@ from server import (
 from server.auth import authenticate
 from server.composition import Runtime
 from server.connection import Connection
-from server.redis import store
+from server.redis import renames, store
+from server.redis.cluster import Durability, cluster_enabled, has_waitaof
 from server.settings import Settings
 from server.web import runtime_of
 
@@ -60,11 +61,22 @@ def create_app(settings: Settings) -> Starlette:
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        client = store.redis_client(redis_url, settings.redis_pool_size)
+        cluster = settings.redis_cluster
+        if cluster is None:
+            cluster = await cluster_enabled(redis_url)
+        client = store.redis_client(redis_url, settings.redis_pool_size, cluster)
+        if not cluster:  # a cluster is a new deployment: nothing to rename
+            await renames.rename_old_keys(client)
+        durability = Durability(
+            settings.redis_replica_acks,
+            settings.redis_replica_timeout,
+            settings.redis_replica_wait,
+            waitaof=settings.redis_replica_acks == 0 or await has_waitaof(client),
+        )
         secret = settings.session_secret or await secret_store.session_secret(
             client, secrets.token_bytes(32)
         )
-        runtime = composition.compose(settings, client, secret)
+        runtime = composition.compose(settings, client, secret, durability)
         app.state.runtime = runtime
         await composition.start(runtime)
         try:

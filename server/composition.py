@@ -31,6 +31,8 @@ from server.fanout import Fanout
 from server.lobby_service import LobbyService
 from server.metrics import Metrics
 from server.push_service import PushService, PushSettings
+from server.redis.cluster import Durability
+from server.redis.store import NO_REPLICAS
 from server.rooms import IdleLimits, Room
 from server.service import RoomService
 from server.settings import Settings
@@ -68,8 +70,14 @@ class Runtime:
     login_limits: LoginLimits
 
 
-def compose(settings: Settings, client: aioredis.Redis, secret: bytes) -> Runtime:
-    """Every part of one process for ``settings``, wired; nothing runs until :func:`start`."""
+def compose(
+    settings: Settings,
+    client: aioredis.Redis,
+    secret: bytes,
+    durability: Durability = NO_REPLICAS,
+) -> Runtime:
+    """Every part of one process for ``settings``, wired; nothing runs until :func:`start`;
+    commits wait for what ``durability`` asks."""
     process_id = uuid.uuid4().hex
     metrics = Metrics()
     connections: set[Connection] = set()
@@ -100,6 +108,7 @@ def compose(settings: Settings, client: aioredis.Redis, secret: bytes) -> Runtim
         ),
         count_every=settings.count_commit_seconds,
         presence_lease=settings.presence_lease_seconds,
+        durability=durability,
         on_commit=on_commit,
     )
     lobby = LobbyService(

@@ -17,6 +17,10 @@ handed to each subscriber's :meth:`Subscriber.behind`, which reads the missed di
 missed diff therefore reaches its sockets within two checks, without any client having to
 wait for a move that never comes.
 
+On a Redis Cluster the rooms' channels are sharded (``SSUBSCRIBE``, see
+:mod:`server.redis.sharded_pubsub`), each on the master of its room's slot, and a failover
+there is a lost and restored subscription like any other.
+
 Chat lines travel on the same channels, marked by the version ``CHAT_MARK`` that no room
 reaches, with a byte saying who reads them (see :func:`chat_publication`); they go to each
 subscriber's :meth:`Subscriber.push_chat` and play no part in the versions.
@@ -33,11 +37,14 @@ from typing import Any, Protocol
 
 import redis.asyncio as aioredis
 from redis.asyncio.client import PubSub
+from redis.exceptions import ClusterError
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from protocol.errors import UnavailableError
 from protocol.messages import VERSION_PREFIX
+from server.redis.cluster import is_cluster
+from server.redis.sharded_pubsub import ShardedSubscriptions
 from server.redis.store import channel, current_versions, room_of_channel
 
 log = logging.getLogger(__name__)
@@ -48,6 +55,7 @@ CHECK_EVERY = 0.5
 """Seconds between two reads of the served rooms' versions (see the module's docstring)."""
 CHAT_MARK = 2**64 - 1
 """The version prefix of a chat publication (no room's version)."""
+_SUBSCRIBE_ERRORS = (RedisConnectionError, RedisTimeoutError, OSError, ClusterError)
 _FOR_PLAYERS = 1
 _FOR_SPECTATORS = 2
 
@@ -89,6 +97,11 @@ class Fanout:
         check_every: float = CHECK_EVERY,
     ) -> None:
         self._client = client
+        self._sharded = (
+            ShardedSubscriptions(client, self._on_message, self._confirmed_lost, self._restored)
+            if is_cluster(client)
+            else None
+        )
         self._pubsub = client.pubsub()
         self._control = f"server:{process_id}"
         self._rooms: dict[str, set[Subscriber]] = {}
@@ -108,6 +121,9 @@ class Fanout:
         return len(self._rooms)
 
     async def start(self) -> None:
+        if self._sharded is not None:
+            self._tasks = [asyncio.create_task(self._check_loop(), name="fanout-versions")]
+            return
         # A control channel keeps the connection subscribed when no room is watched.
         await self._pubsub.subscribe(self._control)
         self._tasks = [
@@ -120,6 +136,8 @@ class Fanout:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
         self._tasks = []
+        if self._sharded is not None:
+            await self._sharded.aclose()
         await self._pubsub.aclose()  # type: ignore[no-untyped-call]
 
     async def subscribe(self, room_id: str, subscriber: Subscriber) -> None:
@@ -129,8 +147,11 @@ class Fanout:
             local = self._rooms[room_id] = set()
             local.add(subscriber)
             try:
-                await self._pubsub.subscribe(channel(room_id))
-            except (RedisConnectionError, RedisTimeoutError, OSError) as error:
+                if self._sharded is not None:
+                    await self._sharded.subscribe(channel(room_id))
+                else:
+                    await self._pubsub.subscribe(channel(room_id))
+            except _SUBSCRIBE_ERRORS as error:
                 self._rooms.pop(room_id, None)
                 raise UnavailableError(f"storage unavailable: {error}") from error
         else:
@@ -147,7 +168,10 @@ class Fanout:
             self._delivered.pop(room_id, None)
             self._ahead.pop(room_id, None)
             try:
-                await self._pubsub.unsubscribe(channel(room_id))
+                if self._sharded is not None:
+                    await self._sharded.unsubscribe(channel(room_id))
+                else:
+                    await self._pubsub.unsubscribe(channel(room_id))
             except (RedisConnectionError, RedisTimeoutError):
                 pass  # the subscription died with the connection
 
@@ -213,7 +237,7 @@ class Fanout:
             await asyncio.sleep(self.check_every)
             try:
                 await self.check_versions()
-            except (RedisConnectionError, RedisTimeoutError, OSError) as error:
+            except _SUBSCRIBE_ERRORS as error:
                 log.debug("room versions not read: %s", error)
 
     async def _read(self) -> None:
@@ -224,6 +248,9 @@ class Fanout:
             self._confirmed.clear,
             self._restored,
         )
+
+    def _confirmed_lost(self) -> None:
+        self._confirmed.clear()
 
     def _restored(self) -> None:
         if self._on_resubscribed is not None:

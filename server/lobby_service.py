@@ -32,6 +32,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import math
 import secrets
 import time
 import uuid
@@ -497,8 +498,12 @@ class LobbyService:
         await game_store.finish_game(self.client, listing.finished_game(room, now))
 
     async def _drain_loop(self) -> None:
+        reindexed = -math.inf
         while not self._stopping.is_set():
             try:
+                if time.monotonic() - reindexed >= outbox.REINDEX_EVERY:
+                    await outbox.reindex(self.client)  # on a cluster: see server.outbox
+                    reindexed = time.monotonic()
                 await self.drain()
             except Exception:
                 log.warning("lobby outbox not drained", exc_info=True)

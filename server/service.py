@@ -22,8 +22,14 @@ from functools import partial
 from typing import Any, TypeVar
 
 import redis.asyncio as aioredis
+from redis.exceptions import (
+    ClusterError,
+    OutOfMemoryError,
+    ReadOnlyError,
+    SlotNotCoveredError,
+    TryAgainError,
+)
 from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import OutOfMemoryError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from protocol.diff import diff
@@ -41,6 +47,7 @@ from server.fanout import Author, Fanout
 from server.metrics import Metrics
 from server.redis import clock_store, room_presence, store
 from server.redis.batcher import Batcher
+from server.redis.cluster import Durability, is_cluster
 from server.redis.store import Loaded
 from server.rooms import (
     DEFAULT_IDLE_LIMITS,
@@ -89,6 +96,7 @@ class RoomService:
         idle_limits: IdleLimits = DEFAULT_IDLE_LIMITS,
         count_every: float = COUNT_EVERY,
         presence_lease: float = room_presence.LEASE,
+        durability: Durability = store.NO_REPLICAS,
         on_commit: Callable[[Room, tuple[Event, ...]], None] | None = None,
     ) -> None:
         # The kept diffs must reach back to the last whole document.
@@ -101,8 +109,12 @@ class RoomService:
         self.snapshot_every = snapshot_every
         self.idle_limits = idle_limits
         """How long games may go without a move (the outbox marks carry their deadlines)."""
+        self.durability = durability
+        """What a commit waits for before it is acknowledged (see server.redis.cluster)."""
         self._cache: OrderedDict[RoomId, Loaded] = OrderedDict()
-        self.batcher = Batcher(client)
+        self.batcher = None if is_cluster(client) or durability.replicas else Batcher(client)
+        """Commits of one event-loop turn sent as one write; none where a commit must wait
+        for replicas on its own connection (see store.commit)."""
         self.counts = Coalesced(self._update_count, count_every, "spectator count")
         self.presence = room_presence.RoomPresence(
             client, process_id, self.current, self.command, self.counts.every, presence_lease
@@ -225,6 +237,7 @@ class RoomService:
                     self.batcher,
                     published,
                     mark,
+                    self.durability,
                 )
             except _STORAGE_ERRORS as error:
                 raise _unavailable(error) from error
@@ -273,7 +286,8 @@ class RoomService:
         unanswered fails, and the batcher's connection goes back."""
         await self.presence.stop()
         await self.counts.aclose()
-        await self.batcher.aclose()
+        if self.batcher is not None:
+            await self.batcher.aclose()
 
     async def catch_up(self, room_id: RoomId, version: int | None) -> tuple[int, list[bytes]]:
         """The frames that bring a client from ``version`` to now: diffs, or a snapshot."""
@@ -341,9 +355,19 @@ def _request_text(command: Move | Resign | Abort | Draw | Takeback) -> str:
             return "resign"
 
 
-_STORAGE_ERRORS = (RedisConnectionError, RedisTimeoutError, OSError, OutOfMemoryError)
+_STORAGE_ERRORS = (
+    RedisConnectionError,
+    RedisTimeoutError,
+    OSError,
+    OutOfMemoryError,
+    ClusterError,
+    TryAgainError,
+    ReadOnlyError,
+    SlotNotCoveredError,
+)
 """What a lost or silent Redis raises, or a full one (``maxmemory`` reached: Redis refuses the
-write and runs none of it): the client may resend (UnavailableError)."""
+write and runs none of it), or a cluster in a failover (down, or a master that became a
+replica): the client may resend (UnavailableError)."""
 
 
 async def _storage(awaitable: Awaitable[T]) -> T:

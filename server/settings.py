@@ -10,7 +10,11 @@ edge ``TRUSTED_PROXIES`` and ``ALLOWED_ORIGINS`` (comma-separated), the login li
 ``LOGIN_MAX_DELAY``, ``GUESTS_PER_ADDRESS`` and ``GUEST_WINDOW``,
 ``REGISTRATIONS_PER_ADDRESS`` and ``REGISTRATION_WINDOW``, and the password hashing pool's
 ``HASH_WORKERS`` and ``HASH_WAITING``.
-``REDIS_MAXMEMORY`` caps the embedded Redis.  The lobby's outbox: ``LOBBY_DRAIN_SECONDS``,
+``REDIS_MAXMEMORY`` caps the embedded Redis.  Redis Cluster: ``REDIS_CLUSTER`` (``1`` or
+``0``; unset: asked of the Redis at ``REDIS_URL``); a commit's durability:
+``REDIS_REPLICA_ACKS`` (replicas that must hold a move before it is acknowledged) and
+``REDIS_REPLICA_TIMEOUT`` (seconds to wait for them) and ``REDIS_REPLICA_WAIT`` (``received``
+or ``fsynced``).  The lobby's outbox: ``LOBBY_DRAIN_SECONDS``,
 ``LOBBY_LIVE_LIMIT``; games without moves: ``IDLE_UNSTARTED_SECONDS``,
 ``IDLE_UNSTARTED_CORRESPONDENCE_SECONDS``, ``IDLE_UNTIMED_SECONDS``; join and leave bursts:
 ``COUNT_COMMIT_SECONDS``; seated players' presence: ``PRESENCE_LEASE_SECONDS``; what players
@@ -28,8 +32,11 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 from server.redis.embedded_redis import DEFAULT_MAXMEMORY
+
+T = TypeVar("T", int, float)
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -53,6 +60,13 @@ class Settings:
     data_dir: Path = Path("data")
     session_secret: bytes | None = None
     redis_pool_size: int = 64
+    redis_cluster: bool | None = None
+    """Whether ``redis_url`` names a node of a Redis Cluster; None: ask it at start."""
+    redis_replica_acks: int = 0
+    """Replicas that must hold a commit before it is acknowledged (see server.redis.cluster)."""
+    redis_replica_timeout: float = 1.0
+    redis_replica_wait: str = "received"
+    """``received`` (WAIT) or ``fsynced`` (WAITAOF on the replicas too)."""
     rate_per_second: float = 200.0
     rate_burst: float = 400.0
     diff_history: int = 100
@@ -153,6 +167,18 @@ def from_environment(environ: Mapping[str, str] | None = None) -> Settings:
         data_dir=Path(env.get("DATA_DIR", str(defaults.data_dir))),
         session_secret=secret.encode() if secret else None,
         redis_pool_size=int(env.get("REDIS_POOL_SIZE", defaults.redis_pool_size)),
+        redis_cluster=_flag(env["REDIS_CLUSTER"]) if env.get("REDIS_CLUSTER") else None,
+        redis_replica_acks=_at_least(
+            0, "REDIS_REPLICA_ACKS", int(env.get("REDIS_REPLICA_ACKS", defaults.redis_replica_acks))
+        ),
+        redis_replica_timeout=_at_least(
+            0.001,
+            "REDIS_REPLICA_TIMEOUT",
+            float(env.get("REDIS_REPLICA_TIMEOUT", defaults.redis_replica_timeout)),
+        ),
+        redis_replica_wait=_replica_wait(
+            env.get("REDIS_REPLICA_WAIT", defaults.redis_replica_wait)
+        ),
         rate_per_second=float(env.get("RATE_PER_SECOND", defaults.rate_per_second)),
         rate_burst=float(env.get("RATE_BURST", defaults.rate_burst)),
         diff_history=int(env.get("DIFF_HISTORY", defaults.diff_history)),
@@ -219,6 +245,24 @@ def from_environment(environ: Mapping[str, str] | None = None) -> Settings:
         push_queue=int(env.get("PUSH_QUEUE", defaults.push_queue)),
         log_format=_log_format(env.get("LOG_FORMAT", defaults.log_format)),
     )
+
+
+def _replica_wait(text: str) -> str:
+    if text not in ("received", "fsynced"):
+        raise ValueError(f"REDIS_REPLICA_WAIT must be received or fsynced, not {text!r}")
+    return text
+
+
+def _flag(text: str) -> bool:
+    if text not in ("0", "1"):
+        raise ValueError(f"REDIS_CLUSTER must be 1 or 0, not {text!r}")
+    return text == "1"
+
+
+def _at_least(lowest: T, name: str, value: T) -> T:
+    if value < lowest:
+        raise ValueError(f"{name} must be at least {lowest}, not {value}")
+    return value
 
 
 def _log_format(text: str) -> str:

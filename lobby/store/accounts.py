@@ -4,8 +4,8 @@ finding a player by name or id.
 Keys:
 
 =====================================  ======  ===============================================
-``lobby:account:{name_key}``           string  Account JSON (name_key is the lower-case name)
-``lobby:account-id:{player_id}``       string  name_key of the account with this id
+``{lobby}:account:{name_key}``         string  Account JSON (name_key is the lower-case name)
+``{lobby}:account-id:{player_id}``     string  name_key of the account with this id
 =====================================  ======  ===============================================
 
 Login, registration and guest limits live in :mod:`lobby.store.attempts`; passwords are hashed
@@ -33,8 +33,8 @@ from protocol.errors import (
     UnknownPlayerError,
 )
 
-_ACCOUNTS_KEY = "lobby:account:"
-_ACCOUNT_ID_KEY = "lobby:account-id:"
+_ACCOUNTS_KEY = "{lobby}:account:"
+_ACCOUNT_ID_KEY = "{lobby}:account-id:"
 _REGISTER = lua("register")
 _MAKE_BOT = lua("make_bot")
 

@@ -3,8 +3,8 @@
 Keys:
 
 =========================  ======  ==========================================================
-``analysis:queue``         list    jobs (JSON: room, game, options, moves), oldest at the right
-``analysis:room:{room}``   string  JSON ``{"status": "queued"}``, then the analysis:
+``{analysis}:queue``       list    jobs (JSON: room, game, options, moves), oldest at the right
+``{analysis}:room:{room}`` string  JSON ``{"status": "queued"}``, then the analysis:
                                    ``{"status": "done", "plies": [...]}`` (or ``"failed"``
                                    with a message, for a record that does not replay)
 =========================  ======  ==========================================================
@@ -29,7 +29,7 @@ import redis.asyncio as aioredis
 
 from lobby.store.common import optimistic
 
-QUEUE = "analysis:queue"
+QUEUE = "{analysis}:queue"
 MAX_QUEUED = 32
 """Games waiting for an analyst at most (a game of a hundred moves takes an analyst about
 a minute of one core at most)."""
@@ -72,7 +72,7 @@ class AnalysisJob:
 
 
 def result_key(room: str) -> str:
-    return f"analysis:room:{room}"
+    return f"{{analysis}}:room:{room}"
 
 
 async def status(client: aioredis.Redis, room: str) -> dict[str, Any]:
@@ -101,7 +101,7 @@ async def request(client: aioredis.Redis, job: AnalysisJob) -> dict[str, Any]:
         await pipe.execute()
         return {"status": "queued"}
 
-    return await optimistic(client, attempt)
+    return await optimistic(client, attempt, QUEUE)
 
 
 def take(client: redis.Redis, timeout: float) -> str | bytes | None:

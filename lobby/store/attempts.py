@@ -8,7 +8,7 @@ it in each, so that concurrent attempts cannot all pass a limit checked before a
 was counted.  A refused attempt counts nowhere.  :func:`give_back` undoes the count of an
 attempt that turned out well (a login that succeeded).
 
-Keys (all under ``lobby:attempts:``): ``{kind}:{id}``, a zset of attempt times for a window
+Keys (all under ``{lobby}:attempts:`` ): ``{kind}:{id}``, a zset of attempt times for a window
 or a hash ``{n, next}`` (attempts counted, earliest time of the next) for a delay; each
 expires when it no longer limits anything.
 Imports redis and :mod:`protocol.errors`.
@@ -25,7 +25,7 @@ import redis.asyncio as aioredis
 
 from protocol.errors import RateLimitedError
 
-_PREFIX = "lobby:attempts:"
+_PREFIX = "{lobby}:attempts:"
 
 # KEYS: one per gate; ARGV[1]: now, ARGV[2]: this attempt's member in the windows, ARGV[3]:
 # the gates as JSON ({limit, seconds} or {schedule, reset}).  Returns "0" once the attempt

@@ -4,10 +4,10 @@ the challenges accepted as they are made (rematches, quick pairings).
 Keys:
 
 =====================================  ======  ===============================================
-``lobby:challenge:{id}``               string  Challenge JSON; closed ones expire after a day
-``lobby:challenges:open``              zset    ids of open challenges, scored by expiry
-``lobby:challenges:from:{player_id}``  set     ids of a player's open challenges
-``lobby:challenges:to:{player_id}``    set     ids of open direct challenges to a player
+``{lobby}:challenge:{id}``             string  Challenge JSON; closed ones expire after a day
+``{lobby}:challenges:open``            zset    ids of open challenges, scored by expiry
+``{lobby}:challenges:from:{player_id}`` set     ids of a player's open challenges
+``{lobby}:challenges:to:{player_id}``  set     ids of open direct challenges to a player
 =====================================  ======  ===============================================
 
 Each change is announced as a ``challenge`` event (see :mod:`lobby.store.common`); the
@@ -34,7 +34,7 @@ CLOSED_CHALLENGE_TTL = 24 * 3600
 """Seconds a closed challenge stays readable, so a server that restarts between accepting and
 creating the room can still read the seats by the challenge id."""
 
-_OPEN_KEY = "lobby:challenges:open"
+_OPEN_KEY = "{lobby}:challenges:open"
 
 
 @dataclass(frozen=True, slots=True)
@@ -261,12 +261,12 @@ async def _challenges(redis: Redis, ids: list[str]) -> list[Challenge]:
 
 
 def _challenge_key(challenge_id: str) -> str:
-    return f"lobby:challenge:{challenge_id}"
+    return f"{{lobby}}:challenge:{challenge_id}"
 
 
 def _from_key(player_id: PlayerId) -> str:
-    return f"lobby:challenges:from:{player_id}"
+    return f"{{lobby}}:challenges:from:{player_id}"
 
 
 def _to_key(player_id: PlayerId) -> str:
-    return f"lobby:challenges:to:{player_id}"
+    return f"{{lobby}}:challenges:to:{player_id}"

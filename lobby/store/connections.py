@@ -4,8 +4,8 @@ and the sweep of connections whose process died.
 Keys:
 
 =====================================  ======  ===============================================
-``lobby:connections``                  hash    connection id to Connection JSON
-``lobby:connection-deadlines``         zset    connection ids scored by heartbeat deadline
+``{lobby}:connections``                hash    connection id to Connection JSON
+``{lobby}:connection-deadlines``       zset    connection ids scored by heartbeat deadline
 =====================================  ======  ===============================================
 
 Each change announces the player's new presence (a ``presence`` event, see
@@ -21,8 +21,8 @@ from lobby.identity import Player, PlayerId
 from lobby.presence import HEARTBEAT_TTL, LOBBY, Connection, ConnectionId, Presence
 from lobby.store.common import Redis, dump, load, lua, publish
 
-_CONNECTIONS_KEY = "lobby:connections"
-_DEADLINES_KEY = "lobby:connection-deadlines"
+_CONNECTIONS_KEY = "{lobby}:connections"
+_DEADLINES_KEY = "{lobby}:connection-deadlines"
 _SAVE_CONNECTION = lua("save_connection")
 _SWEEP_CONNECTIONS = lua("sweep_connections")
 

@@ -4,9 +4,9 @@ started lately per player, and everything made lately from one address.
 Keys:
 
 =====================================  ======  ===============================================
-``lobby:started:{player_id}``          zset    games a player started lately, scored by time
-``lobby:made:address:{address}``       zset    challenges and games made from an address lately
-``lobby:playing:{player_id}``          set     read here: a player's live games (written by
+``{lobby}:started:{player_id}``        zset    games a player started lately, scored by time
+``{lobby}:made:address:{address}``     zset    challenges and games made from an address lately
+``{lobby}:playing:{player_id}``        set     read here: a player's live games (written by
                                                :mod:`lobby.store.games`)
 =====================================  ======  ===============================================
 
@@ -76,8 +76,8 @@ async def uncount_creation(
 
 
 def _started_key(player_id: PlayerId) -> str:
-    return f"lobby:started:{player_id}"
+    return f"{{lobby}}:started:{player_id}"
 
 
 def _made_key(address: str) -> str:
-    return f"lobby:made:address:{address}"
+    return f"{{lobby}}:made:address:{address}"

@@ -4,18 +4,18 @@ time.
 
 Keys:
 
-=====================================  ======  ===============================================
-``lobby:live:{room_id}``               string  LiveGame JSON
-``lobby:live-games``                   zset    room ids of live games, scored by start time
-``lobby:playing:{player_id}``          set     room ids of a player's live games
-``lobby:finished:{room_id}``           string  FinishedGame JSON (with the record)
-``lobby:history:{player_id}``          list    room ids of a player's finished games, newest first
-``lobby:archive``                      zset    room ids of every finished game, scored by end time
-``lobby:archive:game:{game}``          zset    the same, of one game
-``lobby:archive:player:{player_id}``   zset    the same, of one player's games
-``lobby:archive:game:{g}:player:{id}`` zset    the same, of one player's games of one game
-``lobby:archive:indexed``              string  set once the archive holds every finished game
-=====================================  ======  ===============================================
+=========================================  ======  ===============================================
+``{lobby}:live:{room_id}``                 string  LiveGame JSON
+``{lobby}:live-games``                     zset    room ids of live games, scored by start time
+``{lobby}:playing:{player_id}``            set     room ids of a player's live games
+``{lobby}:finished:{room_id}``             string  FinishedGame JSON (with the record)
+``{lobby}:history:{player_id}``            list    a player's finished games' room ids, newest first
+``{lobby}:archive``                        zset    every finished game's room id, by end time
+``{lobby}:archive:game:{game}``            zset    the same, of one game
+``{lobby}:archive:player:{player_id}``     zset    the same, of one player's games
+``{lobby}:archive:game:{g}:player:{id}``   zset    the same, of one player's games of one game
+``{lobby}:archive:indexed``                string  set once the archive holds every finished game
+=========================================  ======  ===============================================
 
 Live lines are announced as ``live`` events, finished games as ``finished`` ones (see
 :mod:`lobby.store.common`); the values are :mod:`lobby.games`', the search's query and cursor
@@ -33,6 +33,7 @@ from lobby.games import FinishedGame, LiveGame
 from lobby.identity import Player, PlayerId
 from lobby.store.accounts import find_player
 from lobby.store.common import (
+    LOBBY_TAG,
     Redis,
     dump,
     finished_key,
@@ -45,11 +46,12 @@ from lobby.store.common import (
     publish_all,
     text,
     texts,
+    transaction_client,
 )
 from protocol.errors import UnknownRoomError
 
-_LIVE_GAMES_KEY = "lobby:live-games"
-_ARCHIVE_INDEXED_KEY = "lobby:archive:indexed"
+_LIVE_GAMES_KEY = "{lobby}:live-games"
+_ARCHIVE_INDEXED_KEY = "{lobby}:archive:indexed"
 _STORE_LIVE = lua("store_live")
 
 
@@ -59,22 +61,24 @@ async def store_live_games(redis: Redis, lines: Sequence[LiveGame]) -> list[Live
     once its game is finished, so writing the same line twice, or an old one late, is safe."""
     if not lines:
         return []
-    script = redis.register_script(_STORE_LIVE)
-    async with redis.pipeline(transaction=False) as pipe:
-        for live in lines:
-            first, second = live.players
-            await script(
-                keys=[
-                    _live_key(live.room_id),
-                    finished_key(live.room_id),
-                    _LIVE_GAMES_KEY,
-                    playing_key(first.id),
-                    playing_key(second.id),
-                ],
-                args=[dump(live.to_data()), live.version, live.room_id, repr(live.started)],
-                client=pipe,
-            )
-        written = await pipe.execute()
+    # On a cluster, on the {lobby} master itself: a cluster pipeline runs no scripts.
+    async with transaction_client(redis, LOBBY_TAG) as client:
+        script = client.register_script(_STORE_LIVE)
+        async with client.pipeline(transaction=False) as pipe:
+            for live in lines:
+                first, second = live.players
+                await script(
+                    keys=[
+                        _live_key(live.room_id),
+                        finished_key(live.room_id),
+                        _LIVE_GAMES_KEY,
+                        playing_key(first.id),
+                        playing_key(second.id),
+                    ],
+                    args=[dump(live.to_data()), live.version, live.room_id, repr(live.started)],
+                    client=pipe,
+                )
+            written = await pipe.execute()
     stored = [live for live, done in zip(lines, written, strict=True) if done]
     if stored:
         await publish_all(redis, [{"t": "live", "game": live.to_data()} for live in stored])
@@ -260,7 +264,7 @@ async def _scan_batches(redis: Redis, pattern: str, batch: int) -> AsyncIterator
 
 
 def _archive_key(game: str | None, player_id: PlayerId | None) -> str:
-    key = "lobby:archive"
+    key = "{lobby}:archive"
     if game is not None:
         key += f":game:{game}"
     if player_id is not None:
@@ -269,4 +273,4 @@ def _archive_key(game: str | None, player_id: PlayerId | None) -> str:
 
 
 def _live_key(room_id: str) -> str:
-    return f"lobby:live:{room_id}"
+    return f"{{lobby}}:live:{room_id}"

@@ -1,10 +1,10 @@
 """Quick-pairing pools in Redis: joining pairs or waits in one atomic script, so two server
 processes can never pair one waiting player twice.
 
-Keys: ``lobby:pool:queue`` (zset: waiting player ids, scored by when they first joined their
-pool, so the longest waiting is paired first), ``lobby:pool:entries`` (hash: player id to
+Keys: ``{lobby}:pool:queue`` (zset: waiting player ids, scored by when they first joined their
+pool, so the longest waiting is paired first), ``{lobby}:pool:entries`` (hash: player id to
 the :class:`lobby.pools.Entry` JSON, whose ``pool`` names the pool) and
-``lobby:pool:paired`` (hash: a player paired while waiting to their room, for 30 s).  Every
+``{lobby}:pool:paired`` (hash: a player paired while waiting to their room, for 30 s).  Every
 pool shares the keys, so a player waits in one pool at most, and the script sees the whole
 queue: lapsed entries are dropped as it passes them.  The paired game's accepted challenge
 is stored and announced like a rematch's (:func:`lobby.store.challenges.store_accepted`).
@@ -32,9 +32,9 @@ from protocol.errors import LimitReachedError
 
 Redis = aioredis.Redis
 
-QUEUE_KEY = "lobby:pool:queue"
-ENTRIES_KEY = "lobby:pool:entries"
-PAIRED_KEY = "lobby:pool:paired"
+QUEUE_KEY = "{lobby}:pool:queue"
+ENTRIES_KEY = "{lobby}:pool:entries"
+PAIRED_KEY = "{lobby}:pool:paired"
 
 
 @dataclass(frozen=True, slots=True)

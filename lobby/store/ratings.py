@@ -27,6 +27,7 @@ from redis.exceptions import WatchError
 
 from lobby.identity import Player, PlayerId
 from lobby.ratings import Rating, age, can_be_rated, rate_game
+from lobby.store.common import transaction_client
 
 LEADERBOARD_DAYS = 30
 """A leaderboard lists players with a rated game in this many days."""
@@ -102,59 +103,60 @@ async def apply_result(
         raise ValueError(f"a game's score is 0, 0.5 or 1, not {first_score}")
     mark = _key(game, "applied", game_id)
     first_key, second_key = _key(game, "player", first.id), _key(game, "player", second.id)
-    async with client.pipeline(transaction=True) as pipe:
-        while True:
-            try:
-                await pipe.watch(mark, first_key, second_key)
-                done = await pipe.get(mark)
-                if done is not None:
-                    return RatingChange.from_data(json.loads(done)), False
-                first_before, first_last = _stored(await pipe.hgetall(first_key))
-                second_before, second_last = _stored(await pipe.hgetall(second_key))
-                first_before = _aged(first_before, first_last, now)
-                second_before = _aged(second_before, second_last, now)
-                first_after, second_after = rate_game(first_before, second_before, first_score)
-                change = RatingChange(
-                    game,
-                    game_id,
-                    now,
-                    first.id,
-                    second.id,
-                    first_score,
-                    first_before,
-                    first_after,
-                    second_before,
-                    second_after,
-                )
-                pipe.multi()  # type: ignore[no-untyped-call]
-                pipe.set(mark, json.dumps(change.to_data()))
-                for player, opponent, score, after, before in (
-                    (first, second, first_score, first_after, first_before),
-                    (second, first, 1.0 - first_score, second_after, second_before),
-                ):
-                    key = _key(game, "player", player.id)
-                    fields: dict[str, str | float] = {**_fields(after), "last": now}
-                    fields["name"] = player.name
-                    pipe.hset(key, mapping=fields)  # type: ignore[arg-type]
-                    pipe.hincrby(key, "games", 1)
-                    entry = {
-                        "game_id": game_id,
-                        "at": now,
-                        "opponent": opponent.id,
-                        "opponent_name": opponent.name,
-                        "score": score,
-                        "rating": round(after.rating, 2),
-                        "deviation": round(after.deviation, 2),
-                        "provisional": after.is_provisional,
-                        "change": round(after.rating - before.rating, 2),
-                    }
-                    pipe.rpush(_key(game, "history", player.id), json.dumps(entry))
-                    pipe.zadd(_key(game, "board"), {player.id: after.rating})
-                    pipe.zadd(_key(game, "active"), {player.id: now})
-                await pipe.execute()
-                return change, True
-            except WatchError:
-                continue
+    async with transaction_client(client, mark) as pinned:
+        async with pinned.pipeline(transaction=True) as pipe:
+            while True:
+                try:
+                    await pipe.watch(mark, first_key, second_key)
+                    done = await pipe.get(mark)
+                    if done is not None:
+                        return RatingChange.from_data(json.loads(done)), False
+                    first_before, first_last = _stored(await pipe.hgetall(first_key))
+                    second_before, second_last = _stored(await pipe.hgetall(second_key))
+                    first_before = _aged(first_before, first_last, now)
+                    second_before = _aged(second_before, second_last, now)
+                    first_after, second_after = rate_game(first_before, second_before, first_score)
+                    change = RatingChange(
+                        game,
+                        game_id,
+                        now,
+                        first.id,
+                        second.id,
+                        first_score,
+                        first_before,
+                        first_after,
+                        second_before,
+                        second_after,
+                    )
+                    pipe.multi()  # type: ignore[no-untyped-call]
+                    pipe.set(mark, json.dumps(change.to_data()))
+                    for player, opponent, score, after, before in (
+                        (first, second, first_score, first_after, first_before),
+                        (second, first, 1.0 - first_score, second_after, second_before),
+                    ):
+                        key = _key(game, "player", player.id)
+                        fields: dict[str, str | float] = {**_fields(after), "last": now}
+                        fields["name"] = player.name
+                        pipe.hset(key, mapping=fields)  # type: ignore[arg-type]
+                        pipe.hincrby(key, "games", 1)
+                        entry = {
+                            "game_id": game_id,
+                            "at": now,
+                            "opponent": opponent.id,
+                            "opponent_name": opponent.name,
+                            "score": score,
+                            "rating": round(after.rating, 2),
+                            "deviation": round(after.deviation, 2),
+                            "provisional": after.is_provisional,
+                            "change": round(after.rating - before.rating, 2),
+                        }
+                        pipe.rpush(_key(game, "history", player.id), json.dumps(entry))
+                        pipe.zadd(_key(game, "board"), {player.id: after.rating})
+                        pipe.zadd(_key(game, "active"), {player.id: now})
+                    await pipe.execute()
+                    return change, True
+                except WatchError:
+                    continue
 
 
 async def get_rating(client: aioredis.Redis, game: str, player: PlayerId) -> Rating:

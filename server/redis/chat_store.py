@@ -24,6 +24,7 @@ import redis.asyncio as aioredis
 from protocol.messages import ChatChannel
 from server.chat import ChatLimits, ChatLine
 from server.fanout import chat_publication
+from server.redis.cluster import is_cluster
 from server.redis.store import channel
 
 REPORTS_KEY = "chat:reports"
@@ -48,7 +49,11 @@ async def keep_and_publish(
     async with client.pipeline(transaction=True) as pipe:
         pipe.rpush(key, msgpack.packb(line.to_data(), use_bin_type=True))
         pipe.ltrim(key, -kept, -1)
-        pipe.publish(channel(room_id), chat_publication(frame, *readers))
+        publication = chat_publication(frame, *readers)
+        if is_cluster(client):  # the room's shard only, as its diffs
+            pipe.spublish(channel(room_id), publication)
+        else:
+            pipe.publish(channel(room_id), publication)
         await pipe.execute()
 
 

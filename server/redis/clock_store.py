@@ -14,6 +14,12 @@ Exactly once: every process's sweep (:mod:`server.adjudicator`) may look at the 
 ``Timeout`` commit is version-checked, so only one commit ends the game and the others find
 it over.
 
+On a Redis Cluster the room and ``clocks:due`` live on different slots, so one script cannot
+read the one and write the other: there, :func:`settle` reads the version, writes the entry,
+and reads the version again; a room that moved on meanwhile may have had its newer entry
+overwritten by this older one, so the entry is then set again from the room as it is now
+(until a pass finds the room unchanged around its write).
+
 ``rooms:idle`` is a sorted set too: room id -> when the room ends for want of moves
 (:func:`server.rooms.idle_deadline`).  The lobby's outbox keeps it from every listed change
 (the marks carry the deadline), and the sweep sends due rooms an ``Idle`` command and then
@@ -32,11 +38,15 @@ import redis.asyncio as aioredis
 from lobby import clocks
 from lobby.store.common import lua
 from server.redis import store
+from server.redis.cluster import is_cluster
 from server.rooms import Room, RoomId
 
 DUE_KEY = "clocks:due"
 IDLE_KEY = "rooms:idle"
 BATCH = 100
+SETTLE_TRIES = 10
+"""Passes of a cluster's settle before leaving the entry to the adjudicator (an early entry
+only costs a look; a late one is what the passes avoid)."""
 
 _SET_IF_VERSION = lua("set_deadline_if_version", "server.redis")
 
@@ -59,6 +69,8 @@ async def settle(client: aioredis.Redis, room: Room) -> bool:
     """After committing ``room``: its entry is its flag time exactly (or gone), if the room
     is still at ``room.version``; returns whether it was."""
     due = flag_time(room)
+    if is_cluster(client):
+        return await _settle_in_steps(client, room)
     result = await client.eval(
         _SET_IF_VERSION,
         2,
@@ -69,6 +81,25 @@ async def settle(client: aioredis.Redis, room: Room) -> bool:
         "" if due is None else repr(due),
     )
     return bool(result)
+
+
+async def _settle_in_steps(client: aioredis.Redis, room: Room) -> bool:
+    """:func:`settle` as single-slot steps (see the module's docstring)."""
+    for _ in range(SETTLE_TRIES):
+        if await store.current_version(client, room.id) != room.version:
+            return False
+        due = flag_time(room)
+        if due is None:
+            await client.zrem(DUE_KEY, room.id)
+        else:
+            await client.zadd(DUE_KEY, {room.id: due})
+        if await store.current_version(client, room.id) == room.version:
+            return True
+        loaded = await store.load_room(client, room.id)  # moved on: set it from the room now
+        if loaded is None:
+            return False
+        room = loaded.room
+    return False
 
 
 async def due_rooms(client: aioredis.Redis, now: float, limit: int = BATCH) -> list[RoomId]:

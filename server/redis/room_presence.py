@@ -15,6 +15,13 @@ only a change: a player who never came is not shown away).  Those
 commits are coalesced per room (see :class:`server.coalesce.Coalesced`), so sockets coming and
 going in a burst cost a bounded number of versions.
 
+On a Redis Cluster a room's leases and ``presence:due`` are on different slots, so the two
+scripts become single-slot steps, ordered so that a lease is never left without a due entry
+by a live process: a lease lowers the room's entry, is written, and lowers the entry again;
+a sweep drops the lapsed leases (one script on the room's slot, which also reads the next
+lapse), sets or removes the entry, and, having removed it, looks at the leases again and
+puts the entry back if one was written meanwhile.
+
 The decisions are the room's (``Presence`` in :mod:`server.rooms`); the Redis client and the
 room service's ``current`` and ``command`` are arguments.  Imports redis, rooms, store (for the
 loaded room's type), errors and coalesce; never the room service.
@@ -33,6 +40,7 @@ import redis.asyncio as aioredis
 from lobby.store.common import lua
 from protocol.errors import UnknownRoomError
 from server.coalesce import Coalesced
+from server.redis.cluster import is_cluster
 from server.redis.store import Loaded
 from server.rooms import Command, Presence, RoomId
 
@@ -48,6 +56,8 @@ STOP_WAIT = 2.0
 _LEASE = lua("lease", "server.redis")
 
 _SWEEP = lua("sweep_leases", "server.redis")
+
+_DROP = lua("drop_lapsed_leases", "server.redis")
 
 
 def presence_key(room_id: RoomId) -> str:
@@ -99,6 +109,7 @@ class RoomPresence:
         """Players whose leases on a room changed since its last sync."""
         self._lease_script = self.client.register_script(_LEASE)
         self._sweep_script = self.client.register_script(_SWEEP)
+        self._drop_script = self.client.register_script(_DROP)
         self._task: asyncio.Task[None] | None = None
         self._stopping = asyncio.Event()
 
@@ -128,6 +139,10 @@ class RoomPresence:
         if not self.sockets:
             return
         lapses = repr(self.now() + self.lease)
+        if is_cluster(self.client):
+            for room_id, player_id in list(self.sockets):
+                await self._lease(room_id, player_id, float(lapses))
+            return
         async with self.client.pipeline(transaction=False) as pipe:
             for room_id, player_id in self.sockets:
                 await self._lease_script(
@@ -144,9 +159,12 @@ class RoomPresence:
         members = await self.client.zrangebyscore(DUE_KEY, "-inf", now, start=0, num=SWEEP_BATCH)
         rooms = [m.decode() if isinstance(m, bytes) else str(m) for m in members]
         for room_id in rooms:
-            lapsed = await self._sweep_script(
-                keys=[presence_key(room_id), DUE_KEY], args=[repr(now), room_id]
-            )
+            if is_cluster(self.client):
+                lapsed = await self._sweep_in_steps(room_id, now)
+            else:
+                lapsed = await self._sweep_script(
+                    keys=[presence_key(room_id), DUE_KEY], args=[repr(now), room_id]
+                )
             for member in lapsed:
                 text = member.decode() if isinstance(member, bytes) else str(member)
                 self._changed_on(room_id, text.partition("|")[2])
@@ -188,10 +206,29 @@ class RoomPresence:
         await self.syncs.aclose()
 
     async def _lease(self, room_id: RoomId, player_id: str, lapses: float) -> None:
+        if is_cluster(self.client):
+            member = lease_member(self.process_id, player_id)
+            await self.client.zadd(DUE_KEY, {room_id: lapses}, lt=True)
+            await self.client.zadd(presence_key(room_id), {member: lapses})
+            await self.client.zadd(DUE_KEY, {room_id: lapses}, lt=True)
+            return
         await self._lease_script(
             keys=[presence_key(room_id), DUE_KEY],
             args=[repr(lapses), lease_member(self.process_id, player_id), room_id],
         )
+
+    async def _sweep_in_steps(self, room_id: RoomId, now: float) -> list[bytes]:
+        """The sweep of one room as single-slot steps (see the module's docstring)."""
+        key = presence_key(room_id)
+        lapsed, first = await self._drop_script(keys=[key], args=[repr(now)])
+        if first:
+            await self.client.zadd(DUE_KEY, {room_id: float(first)})
+            return list(lapsed)
+        await self.client.zrem(DUE_KEY, room_id)
+        again = await self.client.zrange(key, 0, 0, withscores=True)
+        if again:
+            await self.client.zadd(DUE_KEY, {room_id: float(again[0][1])}, lt=True)
+        return list(lapsed)
 
     async def _run(self) -> None:
         while not self._stopping.is_set():

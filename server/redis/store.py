@@ -16,8 +16,8 @@ only when a process other than the committing one is subscribed).  A process tha
 reads the room after subscribing, so it misses nothing: a commit either sees its
 subscription or happens before its read.  A commit that changes what the lobby lists, and
 every room's creation, also leaves the room's mark in the lobby's outbox
-(:mod:`server.outbox`) in that same step, so no committed change can miss the lobby (the
-outbox is not a room key: on Redis Cluster the two would have to share a slot).  Nothing the
+(:mod:`server.outbox`) in that same step, so no committed change can miss the lobby (on
+Redis Cluster, the outbox of the room's own slot).  Nothing the
 script publishes leaves Redis before the write is in the append-only file: with
 ``appendfsync always`` Redis fsyncs before it writes any reply or pushed message back out.
 No decisions here; the Redis client is always an argument.  Imports redis, msgpack, rooms,
@@ -40,13 +40,22 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 
 from lobby.store.common import lua
 from protocol.diff import apply
-from server import listing
-from server.outbox import OUTBOX_KEY
+from protocol.messages import VERSION_PREFIX
+from server import listing, outbox
 from server.redis.batcher import Batcher, Script, run_script
+from server.redis.cluster import (
+    Durability,
+    check_replicas,
+    cluster_client,
+    is_cluster,
+    wait_for_replicas,
+)
 from server.rooms import DEFAULT_IDLE_LIMITS, IdleLimits, Room, RoomId, room_doc, room_from_doc
 
 DIFF_HISTORY = 100
 """Diffs kept per room to answer small gaps; older gaps get a snapshot."""
+NO_REPLICAS = Durability()
+"""Commits acknowledged once the master replied (fsynced first under appendfsync always)."""
 SNAPSHOT_EVERY = 32
 """A commit rewrites the whole document once this many diffs were kept since the last one;
 the others send only their diff, which is usually a small part of the document."""
@@ -55,9 +64,12 @@ the others send only their diff, which is usually a small part of the document."
 log = logging.getLogger(__name__)
 
 
-def redis_client(url: str, pool_size: int) -> aioredis.Redis:
+def redis_client(url: str, pool_size: int, cluster: bool = False) -> aioredis.Redis:
     """A client whose pool waits for a free connection instead of raising under load, and
-    whose connections report a write to a closed transport as a lost connection."""
+    whose connections report a write to a closed transport as a lost connection; with
+    ``cluster``, the cluster client (see :mod:`server.redis.cluster`)."""
+    if cluster:
+        return cluster_client(url, pool_size)
     unix = url.startswith("unix:")
     connection_class = _UnixConnection if unix else _TcpConnection
     pool = aioredis.BlockingConnectionPool.from_url(
@@ -161,13 +173,15 @@ async def create_room(
     """Store ``room`` unless a room with its id exists, marked for the lobby to list (with
     the idle ``limits``); returns the stored one (idempotent)."""
     doc = pack(room_doc(room))
+    key = room_key(room.id)
     created = await run_script(
         client,
         _CREATE,
-        [room_key(room.id), OUTBOX_KEY],
+        [key, outbox.outbox_key(client, key)],
         [str(room.version), doc, room.id, listing.mark(room, limits)],
     )
     if created:
+        await outbox.list_slot(client, key)
         return room
     loaded = await load_room(client, room.id)
     assert loaded is not None
@@ -188,10 +202,8 @@ async def load_doc(client: aioredis.Redis, room_id: RoomId) -> dict[str, Any] | 
 
 
 async def _load(client: aioredis.Redis, room_id: RoomId) -> tuple[int, dict[str, Any] | None]:
-    async with client.pipeline(transaction=True) as pipe:
-        pipe.hmget(room_key(room_id), "version", "doc", "doc_version")
-        pipe.lrange(diffs_key(room_id), 0, -1)
-        (version, data, doc_version), frames = await pipe.execute()
+    stored, frames = await run_script(client, _READ, [room_key(room_id), diffs_key(room_id)], ["1"])
+    version, data, doc_version = stored
     if data is None:
         return -1, None
     doc = unpack(data)
@@ -222,13 +234,21 @@ async def commit(
     batcher: Batcher | None = None,
     then: Callable[[CommitResult], None] | None = None,
     mark: bytes = b"",
+    durability: Durability = NO_REPLICAS,
 ) -> CommitResult:
     """Keep the diff (and the whole new document, when given), record the ack, leave
     ``mark`` in the lobby's outbox (when given) and publish, all only if the room is still at
     ``expected_version`` and ``ack_field`` never committed.  ``then`` gets the result first:
     with a batcher, as soon as Redis's reply is read, before the caller's task gets its turn
-    to resume."""
-    keys = [room_key(room_id), diffs_key(room_id), acks_key(room_id), OUTBOX_KEY]
+    to resume.
+
+    On a cluster, or when ``durability`` asks for replicas, the commit and the wait for the
+    replicas go on one connection (a wait covers that connection's writes), then the result
+    is told, and only then published (``SPUBLISH`` on a cluster): no other process sees a
+    change that a failover could still lose.  Raises NotDurableError when the replicas did
+    not confirm in time (the commit may stand: a resend finds it)."""
+    key = room_key(room_id)
+    keys = [key, diffs_key(room_id), acks_key(room_id), outbox.outbox_key(client, key)]
     args: list[Any] = [
         str(expected_version),
         str(new_version),
@@ -241,11 +261,52 @@ async def commit(
         mark,
         room_id,
     ]
+    if is_cluster(client) or durability.replicas:
+        args[6] = ""  # the script does not publish: this does, once the commit is durable
+        reply = await _commit_waiting(client, keys, [*args, b""], durability)
+        waited = _told(then, reply)
+        if waited.applied:
+            await _publish(client, room_id, new_version, diff_frame)
+            if mark:
+                await outbox.list_slot(client, key)
+        return waited
     if batcher is not None:
         # Read as a CommitResult, and told, by _told; the batcher adds the tag.
         result: CommitResult = await batcher.run(_COMMIT, keys, args, partial(_told, then))
         return result
     return _told(then, await run_script(client, _COMMIT, keys, [*args, b""]))
+
+
+async def _commit_waiting(
+    client: aioredis.Redis, keys: list[str], args: list[Any], durability: Durability
+) -> list[Any]:
+    """The commit script's reply, once the wait ``durability`` asks for confirmed it (for a
+    commit applied or found done before); raises NotDurableError or what Redis raised."""
+    node = client.get_node_from_key(keys[0]) if is_cluster(client) else None  # type: ignore[attr-defined]
+    async with client.pipeline(transaction=False) as pipe:
+        # EVAL, not EVALSHA: a master that just took over may not hold the script yet.
+        pipe.eval(_COMMIT.source, len(keys), *keys, *args)
+        waits = wait_for_replicas(pipe, durability, node)
+        replies = await pipe.execute(raise_on_error=False)
+    reply = replies[0]
+    if isinstance(reply, Exception):
+        raise reply
+    if int(reply[0]) in (1, 2):
+        check_replicas(replies[1 : 1 + waits], durability)
+    return list(reply)
+
+
+async def _publish(client: aioredis.Redis, room_id: RoomId, version: int, frame: bytes) -> None:
+    """Publish a durable commit's diff to the other processes (on a cluster on the room's
+    shard only); a failure is logged: their version checks find the diff all the same."""
+    message = VERSION_PREFIX.pack(version) + frame
+    try:
+        if is_cluster(client):
+            await client.spublish(channel(room_id), message)
+        else:
+            await client.publish(channel(room_id), message)
+    except Exception:
+        log.warning("the diff of room %s version %d was not published", room_id, version)
 
 
 def _told(then: Callable[[CommitResult], None] | None, reply: list[Any]) -> CommitResult:
@@ -287,10 +348,9 @@ async def diffs_since(
 ) -> tuple[int, list[bytes] | None]:
     """The room's version and the diff frames after ``version``, or None when the kept history
     does not reach back that far (or ``version`` is in the future): send a snapshot."""
-    async with client.pipeline(transaction=True) as pipe:
-        pipe.hget(room_key(room_id), "version")
-        pipe.lrange(diffs_key(room_id), 0, -1)
-        current_raw, frames = await pipe.execute()
+    (current_raw,), frames = await run_script(
+        client, _READ, [room_key(room_id), diffs_key(room_id)], ["0"]
+    )
     if current_raw is None:
         return -1, None
     current = int(current_raw)
@@ -312,5 +372,11 @@ async def change_watchers(
 _CREATE = Script(lua("create_room", "server.redis"))
 
 _COMMIT = Script(lua("commit", "server.redis"))
+
+_CREATE = Script(lua("create_room", "server.redis"))
+
+_COMMIT = Script(lua("commit", "server.redis"))
+
+_READ = Script(lua("read_room", "server.redis"))
 
 _WATCHERS = Script(lua("change_watchers", "server.redis"))

@@ -7,12 +7,15 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
+import redis
 
 from bench.loopback.topology import DEPLOY, HAPROXY_CFG, REDIS_CONF, ROOT, loopback_haproxy_config
+from server.redis.embedded_redis import free_port, redis_binary
 
 COMPOSE = ROOT / "docker-compose.yml"
 
@@ -130,3 +133,65 @@ def test_dockerfile_runs_the_server_on_the_compose_redis() -> None:
     assert re.search(r'^CMD \["python", "-m", "server"\]$', dockerfile, re.M)
     for copied in re.findall(r"^COPY (\S+)/ ", dockerfile, re.M):
         assert (ROOT / copied).is_dir(), copied
+
+
+def test_compose_cluster_profile_runs_three_masters_three_replicas_servers_and_haproxy(
+    compose: dict[str, Any],
+) -> None:
+    services = compose["services"]
+    nodes = [name for name in services if name.startswith("redis-node-")]
+    assert len(nodes) == 6
+    for name in (*nodes, "redis-cluster-init", "cluster-server", "cluster-haproxy"):
+        assert services[name]["profiles"] == ["cluster"], name
+    for name in nodes:
+        node = services[name]
+        assert node["command"][-1] == "/usr/local/etc/redis/redis-cluster.conf"
+        assert f"{name}:/data" in node["volumes"]
+        for mount in node["volumes"]:
+            source = mount.split(":")[0]
+            if source.startswith("./"):
+                assert (ROOT / source).is_file(), source
+    assert "--cluster-replicas 1" in services["redis-cluster-init"]["command"][-1]
+    server = services["cluster-server"]
+    assert server["environment"]["REDIS_CLUSTER"] == "1"
+    assert int(server["environment"]["REDIS_REPLICA_ACKS"]) >= 1
+    assert "server" in server["networks"]["cluster"]["aliases"]  # haproxy.cfg's template
+    haproxy = services["cluster-haproxy"]
+    assert haproxy["volumes"] == services["haproxy"]["volumes"]
+    address = haproxy["networks"]["cluster"]["ipv4_address"]
+    assert server["environment"]["TRUSTED_PROXIES"] == address
+    for name in ("redis", "server", "haproxy"):  # the single-Redis set is the default
+        assert "profiles" not in services[name]
+
+
+def test_redis_cluster_conf_starts_a_durable_cluster_node(tmp_path: Path) -> None:
+    """The node configuration, with its include pointed at deploy/redis.conf, starts a
+    server in cluster mode with every write fsynced."""
+    conf = (DEPLOY / "redis-cluster.conf").read_text()
+    assert "include /usr/local/etc/redis/redis.conf" in conf
+    local = tmp_path / "node.conf"
+    local.write_text(conf.replace("/usr/local/etc/redis/redis.conf", str(REDIS_CONF)))
+    port = free_port()
+    process = subprocess.Popen(
+        [redis_binary(), str(local), "--port", str(port), "--bind", "127.0.0.1"]
+        + ["--dir", str(tmp_path), "--cluster-port", str(free_port())],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        client = redis.Redis(port=port, socket_timeout=5)
+        deadline = time.monotonic() + 15
+        while True:
+            try:
+                client.ping()
+                break
+            except redis.ConnectionError:
+                assert time.monotonic() < deadline, "the node did not start"
+                time.sleep(0.05)
+        assert client.info("cluster")["cluster_enabled"] == 1
+        assert client.config_get("appendfsync") == {"appendfsync": "always"}
+        assert client.config_get("maxmemory-policy") == {"maxmemory-policy": "noeviction"}
+        client.close()
+    finally:
+        process.kill()
+        process.wait(10)

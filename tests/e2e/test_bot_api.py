@@ -61,7 +61,7 @@ async def test_an_account_that_has_played_cannot_become_a_bot(
 ) -> None:
     session = await register(site, "annie")
     player_id = (await request(f"{site}/api/players/annie")).json["player"]["id"]
-    await redis_client.lpush(f"lobby:history:{player_id}", "some-finished-game")
+    await redis_client.lpush(f"{{lobby}}:history:{player_id}", "some-finished-game")
     refused = await request(f"{site}/api/bot", {}, {"Authorization": f"Bearer {session}"})
     assert refused.status == 409 and "has played games" in refused.json["message"]
     page = await request(f"{site}/api/players/{player_id}")

@@ -137,3 +137,34 @@ def test_the_log_format_is_text_or_json() -> None:
         from_environment({"PUSH_CONTACT": "webmaster@example.org"})
     services = from_environment({"PUSH_SERVICES": "push.example.org, *.push.example.net"})
     assert services.push_services == ("push.example.org", "*.push.example.net")
+
+
+def test_the_cluster_and_replica_settings_are_read() -> None:
+    settings = from_environment(
+        {
+            "REDIS_CLUSTER": "1",
+            "REDIS_REPLICA_ACKS": "2",
+            "REDIS_REPLICA_TIMEOUT": "0.5",
+            "REDIS_REPLICA_WAIT": "fsynced",
+        }
+    )
+    assert settings.redis_cluster is True
+    assert (settings.redis_replica_acks, settings.redis_replica_timeout) == (2, 0.5)
+    assert settings.redis_replica_wait == "fsynced"
+    default = from_environment({})
+    assert default.redis_cluster is None  # asked of the Redis at start
+    assert (default.redis_replica_acks, default.redis_replica_wait) == (0, "received")
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("REDIS_CLUSTER", "yes"),
+        ("REDIS_REPLICA_ACKS", "-1"),
+        ("REDIS_REPLICA_TIMEOUT", "0"),
+        ("REDIS_REPLICA_WAIT", "written"),
+    ],
+)
+def test_a_bad_cluster_or_replica_setting_is_an_error(name: str, value: str) -> None:
+    with pytest.raises(ValueError, match=name):
+        from_environment({name: value})

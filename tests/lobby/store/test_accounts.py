@@ -29,7 +29,7 @@ async def test_register_then_log_in_with_the_name_in_any_case(redis_client: aior
     alice = await account(redis_client, "Alice")
     assert alice.id.startswith("u:") and not alice.guest
     assert await login(redis_client, "aLiCe", "Alice-password", "10.0.0.1", T0) == alice
-    stored = await redis_client.get("lobby:account:alice")
+    stored = await redis_client.get("{lobby}:account:alice")
     assert stored is not None and b"Alice-password" not in stored
     assert json.loads(stored)["hash"].startswith("scrypt$")
 
@@ -65,8 +65,8 @@ async def test_two_simultaneous_registrations_of_one_name_create_one_account(
     created = [r for r in results if not isinstance(r, BaseException)]
     refused = [r for r in results if isinstance(r, NameTakenError)]
     assert len(created) == 1 and len(refused) == 1
-    assert len(await redis_client.keys("lobby:account:*")) == 1
-    assert len(await redis_client.keys("lobby:account-id:*")) == 1
+    assert len(await redis_client.keys("{lobby}:account:*")) == 1
+    assert len(await redis_client.keys("{lobby}:account-id:*")) == 1
 
 
 async def test_a_wrong_password_and_an_unknown_name_are_the_same_refusal(

@@ -101,6 +101,6 @@ async def test_every_key_expires_once_it_limits_nothing(redis_client: aioredis.R
     await attempt_store.take(redis_client, [window, delay], T0)
     ttls = {key.decode(): await redis_client.ttl(key) for key in await redis_client.keys("*")}
     assert ttls == {
-        "lobby:attempts:guest:10.0.0.1": 61,
-        "lobby:attempts:login-name:dave": 631,
+        "{lobby}:attempts:guest:10.0.0.1": 61,
+        "{lobby}:attempts:login-name:dave": 631,
     }

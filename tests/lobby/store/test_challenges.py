@@ -84,7 +84,7 @@ async def test_refusals_change_nothing_and_publish_nothing(
         redis_client, alice, "bob", GAME, "", Colour.MINE, False, T0, LIMITS
     )
     await events.next()
-    before = await redis_client.get(f"lobby:challenge:{made.id}")
+    before = await redis_client.get(f"{{lobby}}:challenge:{made.id}")
     with pytest.raises(OwnChallengeError):
         await challenge_store.accept_challenge(redis_client, made.id, alice, T0 + 1)
     with pytest.raises(NotTargetError):
@@ -103,7 +103,7 @@ async def test_refusals_change_nothing_and_publish_nothing(
         await challenge_store.create_challenge(
             redis_client, alice, None, GAME, "-nonsense", Colour.MINE, False, T0, LIMITS
         )
-    assert await redis_client.get(f"lobby:challenge:{made.id}") == before
+    assert await redis_client.get(f"{{lobby}}:challenge:{made.id}") == before
     assert await events.none_pending()
     assert len((await challenge_store.player_challenges(redis_client, alice.id, T0)).outgoing) == 1
 
@@ -124,7 +124,7 @@ async def test_decline_and_cancel_close_a_challenge_for_good(
     assert await challenge_store.open_challenges(redis_client, T0 + 2) == []
     mine = await challenge_store.player_challenges(redis_client, alice.id, T0 + 2)
     assert mine.outgoing == [] and mine.incoming == []
-    ttl = await redis_client.ttl(f"lobby:challenge:{first.id}")
+    ttl = await redis_client.ttl(f"{{lobby}}:challenge:{first.id}")
     assert 0 < ttl <= challenge_store.CLOSED_CHALLENGE_TTL
 
 

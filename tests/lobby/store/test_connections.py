@@ -46,7 +46,7 @@ async def test_a_crashed_process_leaves_no_ghosts(redis_client: aioredis.Redis) 
     assert await connection_store.move_connection(redis_client, "b1", "room1", now) is None
     gone = await connection_store.sweep_presence(redis_client, now)
     assert [c.id for c in gone] == ["b1"]
-    assert await redis_client.hkeys("lobby:connections") == [b"a1"]
+    assert await redis_client.hkeys("{lobby}:connections") == [b"a1"]
     assert await connection_store.sweep_presence(redis_client, now) == []
 
 
@@ -58,5 +58,5 @@ async def test_a_heartbeat_after_a_disconnect_does_not_revive_the_connection(
     await connection_store.disconnect(redis_client, "tab1", T0 + 1)
     assert not await connection_store.heartbeat(redis_client, "tab1", T0 + 2)
     assert await connection_store.move_connection(redis_client, "tab1", "room1", T0 + 2) is None
-    assert await redis_client.hlen("lobby:connections") == 0
-    assert await redis_client.zcard("lobby:connection-deadlines") == 0
+    assert await redis_client.hlen("{lobby}:connections") == 0
+    assert await redis_client.zcard("{lobby}:connection-deadlines") == 0

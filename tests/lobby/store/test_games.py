@@ -169,8 +169,8 @@ async def test_finished_games_kept_before_the_archive_are_found(
     alice, bob = new_guest(bytes(8)), new_guest(bytes([1] * 8))
     old = finished_at("old", T0, (alice, bob), GAME)
     # As the store kept a finished game before it indexed them.
-    await redis_client.set(f"lobby:finished:{old.room_id}", json.dumps(old.to_data()))
-    await redis_client.lpush(f"lobby:history:{alice.id}", old.room_id)
+    await redis_client.set(f"{{lobby}}:finished:{old.room_id}", json.dumps(old.to_data()))
+    await redis_client.lpush(f"{{lobby}}:history:{alice.id}", old.room_id)
     await game_store.finish_game(redis_client, finished_at("new", T0 + 9, (bob, alice), GAME))
     games, _ = await game_store.search_finished(redis_client, Query(player=alice.id), T0 + 10)
     assert games == [finished_at("new", T0 + 9, (bob, alice), GAME), old]

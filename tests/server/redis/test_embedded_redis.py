@@ -7,7 +7,7 @@ from pathlib import Path
 
 import redis.asyncio as aioredis
 
-from server.redis import store
+from server.redis import renames, store
 from server.redis.embedded_redis import EmbeddedRedis, redis_version
 
 
@@ -88,6 +88,12 @@ async def test_data_written_by_the_earlier_redis_6_2_default_loads_and_stays(
     loaded = await store.load_room(client, "kept-6.2")
     assert loaded is not None
     assert list(loaded.room.record) == KEPT_RECORD and loaded.room.game == "marque"
+    lobby_keys = {key async for key in client.scan_iter(match="lobby:*")}
+    assert lobby_keys  # the lobby's keys before they took the {lobby} hash tag
+    assert await renames.rename_old_keys(client) == len(lobby_keys)
+    assert await renames.rename_old_keys(client) == 0  # idempotent
+    for key in lobby_keys:
+        assert await client.exists(b"{lobby}:" + key[len(b"lobby:") :])
     await client.set("written-by-7", "yes")
     await client.aclose()
     server.stop()
