@@ -50,6 +50,7 @@ from server.connection import Connection
 from server.redis import store
 from server.settings import Settings
 from server.web import runtime_of
+from server.websocket_protocol import frame_writer
 
 
 def create_app(settings: Settings) -> Starlette:
@@ -125,6 +126,7 @@ async def websocket_endpoint(scope: Scope, receive: Receive, send: Send) -> None
         runtime.lobby,
         runtime.tournaments,
         address=peer[0] if peer else None,
+        write_binary=frame_writer(scope),
     )
     runtime.connections.add(connection)
     try:
