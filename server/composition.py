@@ -86,7 +86,7 @@ def compose(settings: Settings, client: aioredis.Redis, secret: bytes) -> Runtim
         tournaments.room_changed(room, events)
         push.room_changed(room, events)
 
-    fanout = Fanout(client, process_id, on_remote, on_resubscribed)
+    fanout = Fanout(client, process_id, on_remote, on_resubscribed, metrics=metrics)
     service = RoomService(
         client,
         fanout,
