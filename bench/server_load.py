@@ -17,7 +17,11 @@ game is replaced by a new room.  Prints moves/s, the move round trip
 spectator has the diff) p50/p99, the CPU time per move of the server, Redis and the
 load generator, each server process's share of a core, and the server's memory per
 connection.  ``--profile`` runs the server under cProfile and ``--sample`` samples it
-with py-spy, and both print where its CPU time goes.
+with py-spy, and both print where its CPU time goes.  ``--callgrind`` counts the server's
+instructions per move under valgrind, a figure the machine's other load leaves alone (CPU
+time on a shared machine varies by a tenth from run to run).  ``--processes P --pairs N``
+runs one process and P processes on one Redis alternately and prints what crossing
+processes costs.
 """
 
 from __future__ import annotations
@@ -468,6 +472,8 @@ async def play(
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
+    if args.callgrind:
+        await asyncio.to_thread(callgrind, args.server_pids, "--instr=on")
     each_server_cpu = [process_cpu(pid) for pid in args.server_pids]
     server_cpu = sum(each_server_cpu)
     server_system = sum(process_times(pid)[1] for pid in args.server_pids)
@@ -495,6 +501,9 @@ async def play(
         "load_cpu": sum(os.times()[:2]) - own_cpu,
         "redis_commands": command_seconds(await redis.info("commandstats"), commands),
     }
+    if args.callgrind:
+        # Counted until here: what callgrind writes when the server ends.
+        await asyncio.to_thread(callgrind, args.server_pids, "--instr=off")
     relayed_after = await asyncio.to_thread(relayed_diffs, ws_urls)
     args.result["relayed"] = relayed_after[0] - relayed[0]
     args.result["relayed_bytes"] = relayed_after[1] - relayed[1]
@@ -558,6 +567,23 @@ def command_seconds(after: dict[str, Any], before: dict[str, Any]) -> dict[str, 
         earlier = before.get(name, {}).get("usec", 0)
         spent[name.removeprefix("cmdstat_")] = (figures["usec"] - earlier) / 1e6
     return spent
+
+
+def callgrind(pids: list[int], option: str) -> None:
+    """Run ``callgrind_control`` with ``option`` on each server process."""
+    for pid in pids:
+        subprocess.run(["callgrind_control", option, str(pid)], check=True, capture_output=True)
+
+
+def callgrind_instructions(directory: Path) -> int:
+    """The instructions counted in every callgrind output in ``directory`` (its ``totals:``
+    line; its ``summary:`` says 0 when counting started late)."""
+    total = 0
+    for path in directory.glob("callgrind.*"):
+        for line in path.read_text(errors="replace").splitlines():
+            if line.startswith("totals:"):
+                total += int(line.split()[1])
+    return total
 
 
 def relayed_diffs(ws_urls: list[str]) -> tuple[int, int]:
@@ -641,6 +667,11 @@ def start_server(
     }
     module = "bench.loopback.serve" if args.game == TEST_GAME else "server"
     command = [sys.executable]
+    if args.callgrind:
+        # Counted only while the load is timed (see ``callgrind``), so startup is left out.
+        out = Path(args.sample_path).parent / "callgrind.%p"
+        command = ["valgrind", "--tool=callgrind", "--instr-atstart=no"]
+        command += [f"--callgrind-out-file={out}", sys.executable]
     if profile is not None:
         command += ["-m", "cProfile", "-o", str(profile)]
     command += ["-m", module]
@@ -752,6 +783,13 @@ def main(argv: list[str] | None = None) -> int:
         "--stacks", type=Path, default=None, help="with --sample: keep py-spy's raw stacks here"
     )
     parser.add_argument(
+        "--callgrind",
+        action="store_true",
+        help="run the servers under valgrind's callgrind and print the instructions per move "
+        "they ran while timed: a count the machine's other load does not change (about 50 "
+        "times slower: use a few games, e.g. --games 10 --pace 2)",
+    )
+    parser.add_argument(
         "--pairs",
         type=int,
         default=0,
@@ -802,6 +840,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 with contextlib.suppress(subprocess.TimeoutExpired):
                     server.wait(30)
             redis_server.stop()
+        if args.callgrind:
+            args.result["instructions"] = callgrind_instructions(Path(directory))
         report(args, stats)
         if args.sample and args.sample_path.exists():
             print_samples(args.sample_path)
@@ -885,6 +925,8 @@ def report(args: argparse.Namespace, stats: Stats) -> None:
         f"load generator {1e6 * result['load_cpu'] / moves:6.0f} us"
     )
     system = result["server_system"]
+    if "instructions" in result:
+        print(f"server instructions {result['instructions'] / moves:9.0f} per move (callgrind)")
     print(
         f"server CPU split   user {1e6 * (result['server_cpu'] - system) / moves:6.0f} us, "
         f"system {1e6 * system / moves:6.0f} us per move (the system share is mostly the "
