@@ -861,6 +861,7 @@ def compare_processes(args: argparse.Namespace) -> None:
     through Redis pub/sub)."""
     processes = args.processes
     per_move: dict[int, list[float]] = {1: [], processes: []}
+    counted: dict[int, list[float]] = {1: [], processes: []}
     relayed: list[float] = []
     for pair in range(args.pairs):
         for count in (1, processes) if pair % 2 == 0 else (processes, 1):
@@ -869,6 +870,8 @@ def compare_processes(args: argparse.Namespace) -> None:
             result = run(args)
             moves = max(result["moves"], 1)
             per_move[count].append(1e6 * result["server_cpu"] / moves)
+            if "instructions" in result:
+                counted[count].append(result["instructions"] / moves)
             if count == processes:
                 relayed.append(result["relayed"] / moves)
     one, many = statistics.median(per_move[1]), statistics.median(per_move[processes])
@@ -883,6 +886,13 @@ def compare_processes(args: argparse.Namespace) -> None:
         f"  crossing processes {many - one:+6.0f} us per move, for {diffs:.1f} diffs relayed "
         f"through pub/sub per move ({(many - one) / max(diffs, 1e-9):+.0f} us per relayed diff)"
     )
+    if counted[1] and counted[processes]:
+        one, many = statistics.median(counted[1]), statistics.median(counted[processes])
+        print(
+            f"  instructions       {one:9.0f} per move with 1 process, {many:9.0f} with "
+            f"{processes} ({many / one - 1:+.0%}): {(many - one) / max(diffs, 1e-9):+.0f} "
+            "per relayed diff"
+        )
 
 
 def run_loop(coroutine: Any) -> None:
