@@ -17,7 +17,11 @@ game is replaced by a new room.  Prints moves/s, the move round trip
 spectator has the diff) p50/p99, the CPU time per move of the server, Redis and the
 load generator, each server process's share of a core, and the server's memory per
 connection.  ``--profile`` runs the server under cProfile and ``--sample`` samples it
-with py-spy, and both print where its CPU time goes.
+with py-spy, and both print where its CPU time goes.  ``--callgrind`` counts the server's
+instructions per move under valgrind, a figure the machine's other load leaves alone (CPU
+time on a shared machine varies by a tenth from run to run).  ``--processes P --pairs N``
+runs one process and P processes on one Redis alternately and prints what crossing
+processes costs.
 """
 
 from __future__ import annotations
@@ -33,12 +37,14 @@ import pstats
 import random
 import shutil
 import signal
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
 import traceback
 import urllib.parse
+import urllib.request
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -466,11 +472,15 @@ async def play(
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
+    if args.callgrind:
+        await asyncio.to_thread(callgrind, args.server_pids, "--instr=on")
     each_server_cpu = [process_cpu(pid) for pid in args.server_pids]
     server_cpu = sum(each_server_cpu)
+    server_system = sum(process_times(pid)[1] for pid in args.server_pids)
     redis_cpu = process_cpu(args.redis_pid)
     own_cpu = sum(os.times()[:2])
     commands = await redis.info("commandstats")
+    relayed = await asyncio.to_thread(relayed_diffs, ws_urls)
     started = time.perf_counter()
     await asyncio.sleep(args.seconds)
     elapsed = time.perf_counter() - started
@@ -480,6 +490,7 @@ async def play(
         "elapsed": elapsed,
         "moves": moves,
         "server_cpu": sum(map(process_cpu, args.server_pids)) - server_cpu,
+        "server_system": sum(process_times(pid)[1] for pid in args.server_pids) - server_system,
         "each_server_cpu": [
             process_cpu(pid) - before
             for pid, before in zip(args.server_pids, each_server_cpu, strict=True)
@@ -490,6 +501,12 @@ async def play(
         "load_cpu": sum(os.times()[:2]) - own_cpu,
         "redis_commands": command_seconds(await redis.info("commandstats"), commands),
     }
+    if args.callgrind:
+        # Counted until here: what callgrind writes when the server ends.
+        await asyncio.to_thread(callgrind, args.server_pids, "--instr=off")
+    relayed_after = await asyncio.to_thread(relayed_diffs, ws_urls)
+    args.result["relayed"] = relayed_after[0] - relayed[0]
+    args.result["relayed_bytes"] = relayed_after[1] - relayed[1]
     stop.set()
     if sampler is not None:
         await asyncio.to_thread(sampler.wait, 60)
@@ -552,14 +569,52 @@ def command_seconds(after: dict[str, Any], before: dict[str, Any]) -> dict[str, 
     return spent
 
 
+def callgrind(pids: list[int], option: str) -> None:
+    """Run ``callgrind_control`` with ``option`` on each server process."""
+    for pid in pids:
+        subprocess.run(["callgrind_control", option, str(pid)], check=True, capture_output=True)
+
+
+def callgrind_instructions(directory: Path) -> int:
+    """The instructions counted in every callgrind output in ``directory`` (its ``totals:``
+    line; its ``summary:`` says 0 when counting started late)."""
+    total = 0
+    for path in directory.glob("callgrind.*"):
+        for line in path.read_text(errors="replace").splitlines():
+            if line.startswith("totals:"):
+                total += int(line.split()[1])
+    return total
+
+
+def relayed_diffs(ws_urls: list[str]) -> tuple[int, int]:
+    """The diffs and bytes every server process has relayed from the others through pub/sub
+    so far (from each one's ``/metrics``)."""
+    diffs = size = 0
+    for ws_url in ws_urls:
+        url = ws_url.replace("ws://", "http://", 1).removesuffix("/ws") + "/metrics"
+        with urllib.request.urlopen(url, timeout=10) as response:
+            for line in response.read().decode().splitlines():
+                if line.startswith("browne_relayed_diffs_total "):
+                    diffs += int(float(line.split()[1]))
+                elif line.startswith("browne_relayed_bytes_total "):
+                    size += int(float(line.split()[1]))
+    return diffs, size
+
+
 def token(player: Player) -> str:
     return issue_token(SECRET, player, time.time())
 
 
 def process_cpu(pid: int) -> float:
     """User + system CPU seconds of a process (Linux /proc)."""
+    return sum(process_times(pid))
+
+
+def process_times(pid: int) -> tuple[float, float]:
+    """User and system CPU seconds of a process (Linux /proc)."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    tick = os.sysconf("SC_CLK_TCK")
+    return int(fields[11]) / tick, int(fields[12]) / tick
 
 
 def process_memory(pid: int) -> int:
@@ -612,6 +667,11 @@ def start_server(
     }
     module = "bench.loopback.serve" if args.game == TEST_GAME else "server"
     command = [sys.executable]
+    if args.callgrind:
+        # Counted only while the load is timed (see ``callgrind``), so startup is left out.
+        out = Path(args.sample_path).parent / "callgrind.%p"
+        command = ["valgrind", "--tool=callgrind", "--instr-atstart=no"]
+        command += [f"--callgrind-out-file={out}", sys.executable]
     if profile is not None:
         command += ["-m", "cProfile", "-o", str(profile)]
     command += ["-m", module]
@@ -722,11 +782,35 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--stacks", type=Path, default=None, help="with --sample: keep py-spy's raw stacks here"
     )
+    parser.add_argument(
+        "--callgrind",
+        action="store_true",
+        help="run the servers under valgrind's callgrind and print the instructions per move "
+        "they ran while timed: a count the machine's other load does not change (about 50 "
+        "times slower: use a few games, e.g. --games 10 --pace 2)",
+    )
+    parser.add_argument(
+        "--pairs",
+        type=int,
+        default=0,
+        help="with --processes P above 1: run one process and P processes alternately this "
+        "many times each, and print what crossing processes costs (medians)",
+    )
     args = parser.parse_args(argv)
     if args.game == TEST_GAME and TEST_GAME not in GAMES:
         from bench.loopback import tictactoe  # noqa: PLC0415
 
         GAMES[TEST_GAME] = tictactoe  # type: ignore[assignment]
+    if args.pairs and args.processes > 1:
+        compare_processes(args)
+        return 0
+    run(args)
+    return 0
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    """One run of the load on ``args.processes`` server processes; prints it, and returns
+    its figures."""
     with tempfile.TemporaryDirectory() as directory:
         redis_server = EmbeddedRedis(Path(directory) / "redis", tcp=True, binary=bench_redis())
         redis_url = redis_server.start()
@@ -756,6 +840,8 @@ def main(argv: list[str] | None = None) -> int:
                 with contextlib.suppress(subprocess.TimeoutExpired):
                     server.wait(30)
             redis_server.stop()
+        if args.callgrind:
+            args.result["instructions"] = callgrind_instructions(Path(directory))
         report(args, stats)
         if args.sample and args.sample_path.exists():
             print_samples(args.sample_path)
@@ -763,7 +849,50 @@ def main(argv: list[str] | None = None) -> int:
                 shutil.copyfile(args.sample_path, args.stacks)
         if profile is not None and profile.exists():
             print_profile(profile, stats.all_moves)
-    return 0
+    result: dict[str, Any] = args.result
+    return result
+
+
+def compare_processes(args: argparse.Namespace) -> None:
+    """Run one process and ``args.processes`` processes alternately, ``args.pairs`` times
+    each (the machine's other load then weighs on both alike), and print the medians: the
+    total server CPU per move of each, and the difference, which is what crossing processes
+    costs (each spectator on another process than its game's players gets its diffs
+    through Redis pub/sub)."""
+    processes = args.processes
+    per_move: dict[int, list[float]] = {1: [], processes: []}
+    counted: dict[int, list[float]] = {1: [], processes: []}
+    relayed: list[float] = []
+    for pair in range(args.pairs):
+        for count in (1, processes) if pair % 2 == 0 else (processes, 1):
+            args.processes = count
+            print(f"\n--- pair {pair + 1} of {args.pairs}, {count} process(es)")
+            result = run(args)
+            moves = max(result["moves"], 1)
+            per_move[count].append(1e6 * result["server_cpu"] / moves)
+            if "instructions" in result:
+                counted[count].append(result["instructions"] / moves)
+            if count == processes:
+                relayed.append(result["relayed"] / moves)
+    one, many = statistics.median(per_move[1]), statistics.median(per_move[processes])
+    print(f"\nmedians of {args.pairs} interleaved pairs:")
+    print(f"  1 process          server CPU {one:6.0f} us per move")
+    print(
+        f"  {processes} processes        server CPU {many:6.0f} us per move (summed over "
+        f"processes), {many / one - 1:+.0%}"
+    )
+    diffs = statistics.median(relayed)
+    print(
+        f"  crossing processes {many - one:+6.0f} us per move, for {diffs:.1f} diffs relayed "
+        f"through pub/sub per move ({(many - one) / max(diffs, 1e-9):+.0f} us per relayed diff)"
+    )
+    if counted[1] and counted[processes]:
+        one, many = statistics.median(counted[1]), statistics.median(counted[processes])
+        print(
+            f"  instructions       {one:9.0f} per move with 1 process, {many:9.0f} with "
+            f"{processes} ({many / one - 1:+.0%}): {(many - one) / max(diffs, 1e-9):+.0f} "
+            "per relayed diff"
+        )
 
 
 def run_loop(coroutine: Any) -> None:
@@ -805,6 +934,14 @@ def report(args: argparse.Namespace, stats: Stats) -> None:
         f"redis {1e6 * result['redis_cpu'] / moves:6.0f} us, "
         f"load generator {1e6 * result['load_cpu'] / moves:6.0f} us"
     )
+    system = result["server_system"]
+    if "instructions" in result:
+        print(f"server instructions {result['instructions'] / moves:9.0f} per move (callgrind)")
+    print(
+        f"server CPU split   user {1e6 * (result['server_cpu'] - system) / moves:6.0f} us, "
+        f"system {1e6 * system / moves:6.0f} us per move (the system share is mostly the "
+        "sockets' writes and reads)"
+    )
     print(
         "server CPU         "
         + ", ".join(
@@ -816,6 +953,11 @@ def report(args: argparse.Namespace, stats: Stats) -> None:
         f"server memory      {result['memory'] / 1024 / result['connections']:6.1f} KB per "
         f"connection ({result['connections']} connections)"
     )
+    if args.processes > 1:
+        print(
+            f"pub/sub relay      {result['relayed'] / moves:6.1f} diffs, "
+            f"{result['relayed_bytes'] / moves:6.0f} bytes per move from other processes"
+        )
     # The rest of Redis's CPU is its event loop, the sockets and the append-only file; the
     # commands a script runs count both on their own and in the script's evalsha.
     spent = sorted(result["redis_commands"].items(), key=lambda kv: -kv[1])

@@ -31,6 +31,7 @@ from protocol.messages import MAX_FRAME_BYTES
 from server.app import create_app
 from server.redis.embedded_redis import EmbeddedRedis
 from server.settings import ROOT, Settings, from_environment
+from server.websocket_protocol import GameWebSocketProtocol
 
 GRACEFUL_SHUTDOWN_SECONDS = 5
 """How long a stopping process waits for its open connections before it ends them."""
@@ -42,7 +43,7 @@ def uvicorn_config(app: object, settings: Settings, log_level: str = "warning") 
         app,  # type: ignore[arg-type]
         host=settings.host,
         port=settings.port,
-        ws="websockets-sansio",
+        ws=GameWebSocketProtocol,
         ws_per_message_deflate=False,
         ws_max_size=MAX_FRAME_BYTES,
         loop="uvloop" if importlib.util.find_spec("uvloop") else "asyncio",

@@ -51,6 +51,7 @@ from server.redis import renames, store
 from server.redis.cluster import Durability, cluster_enabled, has_waitaof
 from server.settings import Settings
 from server.web import runtime_of
+from server.websocket_protocol import frame_writer
 
 
 def create_app(settings: Settings) -> Starlette:
@@ -137,6 +138,7 @@ async def websocket_endpoint(scope: Scope, receive: Receive, send: Send) -> None
         runtime.lobby,
         runtime.tournaments,
         address=peer[0] if peer else None,
+        write_binary=frame_writer(scope),
     )
     runtime.connections.add(connection)
     try:

@@ -94,7 +94,7 @@ def compose(
         tournaments.room_changed(room, events)
         push.room_changed(room, events)
 
-    fanout = Fanout(client, process_id, on_remote, on_resubscribed)
+    fanout = Fanout(client, process_id, on_remote, on_resubscribed, metrics=metrics)
     service = RoomService(
         client,
         fanout,

@@ -4,9 +4,10 @@ Every outgoing frame (replies, snapshots, diffs) is written at once when the soc
 (the usual case: the ASGI send returns without waiting), with no task or queue per frame,
 which is the hot path of every diff sent.  Only when the peer reads slowly and the send has
 to wait does a task finish it, and the frames sent meanwhile wait behind it in a bounded
-backlog, so a socket sees its frames in the order they were sent.  It speaks ASGI websocket
-messages directly (no per-message wrapper object).  Requests of one socket are handled one
-at a time.
+backlog, so a socket sees its frames in the order they were sent.  A frame is written by the
+server's direct frame writer where it offers one (:mod:`server.websocket_protocol`), else as
+an ASGI websocket message (no per-message wrapper object).  Requests of one socket are
+handled one at a time.
 Recoverable errors become ``error`` frames echoing the request id; garbage closes with 1003,
 oversized frames with 1009, an unexpected exception with 1011 (logged with its traceback).
 Lobby requests (challenges, following the lobby) go to the lobby service, following
@@ -99,6 +100,7 @@ from server.rooms import Abort, Claim, Draw, Move, Rematch, Resign, Takeback, se
 from server.service import RoomService
 from server.settings import Settings
 from server.tournament_service import TournamentService
+from server.websocket_protocol import WriteBinary
 
 log = logging.getLogger(__name__)
 
@@ -153,9 +155,13 @@ class Connection:
         lobby: LobbyService | None = None,
         tournaments: TournamentService | None = None,
         address: str | None = None,
+        write_binary: WriteBinary | None = None,
     ) -> None:
         self._receive = receive
         self._asgi_send = send
+        self._write_binary = write_binary
+        """The server's direct frame writer, where it offers one (see
+        :mod:`server.websocket_protocol`); else every frame goes through ``send``."""
         self.player = player
         self.address = address
         """The peer's network address, where known (the lobby's per-address limits)."""
@@ -686,6 +692,9 @@ class Connection:
     def _write(self, frame: bytes) -> None:
         """Send ``frame`` now; a send that has to wait is finished by a task, and the frames
         sent meanwhile wait in the backlog."""
+        write_binary = self._write_binary
+        if write_binary is not None and write_binary(frame):
+            return  # written (the usual case), without an ASGI message
         sending = self._asgi_send({"type": "websocket.send", "bytes": frame})
         if not inspect.iscoroutine(sending):
             self._backlog = deque()

@@ -25,7 +25,7 @@ Chat lines travel on the same channels, marked by the version ``CHAT_MARK`` that
 reaches, with a byte saying who reads them (see :func:`chat_publication`); they go to each
 subscriber's :meth:`Subscriber.push_chat` and play no part in the versions.
 Holds no decisions; the Redis client is an argument.
-Imports redis, protocol, store and errors.
+Imports redis, protocol, store, metrics and errors.
 """
 
 from __future__ import annotations
@@ -43,6 +43,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from protocol.errors import UnavailableError
 from protocol.messages import VERSION_PREFIX
+from server.metrics import Metrics
 from server.redis.cluster import is_cluster
 from server.redis.sharded_pubsub import ShardedSubscriptions
 from server.redis.store import channel, current_versions, room_of_channel
@@ -95,6 +96,7 @@ class Fanout:
         on_remote: Callable[[str, int], None] | None = None,
         on_resubscribed: Callable[[list[str]], Coroutine[object, object, None]] | None = None,
         check_every: float = CHECK_EVERY,
+        metrics: Metrics | None = None,
     ) -> None:
         self._client = client
         self._sharded = (
@@ -102,6 +104,8 @@ class Fanout:
             if is_cluster(client)
             else None
         )
+        self._metrics = metrics
+        """Counts the diffs relayed from other processes, where given."""
         self._pubsub = client.pubsub()
         self._control = f"server:{process_id}"
         self._rooms: dict[str, set[Subscriber]] = {}
@@ -271,8 +275,15 @@ class Fanout:
         if version == CHAT_MARK:
             self._deliver_chat(room_id, data[VERSION_PREFIX.size :])
             return
+        if version <= self._delivered.get(room_id, -1):
+            # Every local socket has it or has it coming: this process committed it (Redis
+            # sends a publication to every subscriber, its author too), or a later one.
+            return
         if self._on_remote is not None:
             self._on_remote(room_id, version)
+        if self._metrics is not None:
+            self._metrics.relayed += 1
+            self._metrics.relayed_bytes += len(data)
         self.deliver(room_id, version, data[VERSION_PREFIX.size :])
 
     def _deliver_chat(self, room_id: str, data: bytes) -> None:

@@ -31,6 +31,9 @@ class Metrics:
     connections: int = 0
     rooms: int = 0
     moves: int = 0
+    relayed: int = 0
+    """Diffs that came from another process through pub/sub and went to local sockets."""
+    relayed_bytes: int = 0
     gaps_filled: int = 0
     """Diffs held while a socket's missed versions were read from Redis (commits overtaking
     each other on their way here)."""
@@ -66,6 +69,14 @@ class _Collector(Collector):
         yield GaugeMetricFamily("browne_rooms", "Rooms with local subscribers.", m.rooms)
         yield CounterMetricFamily(
             "browne_moves", "Moves committed (rate() gives moves/s).", m.moves
+        )
+        yield CounterMetricFamily(
+            "browne_relayed_diffs",
+            "Diffs committed by another process, relayed to local sockets through pub/sub.",
+            m.relayed,
+        )
+        yield CounterMetricFamily(
+            "browne_relayed_bytes", "Bytes of the diffs relayed through pub/sub.", m.relayed_bytes
         )
         yield CounterMetricFamily(
             "browne_gaps_filled",

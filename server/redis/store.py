@@ -42,7 +42,7 @@ from lobby.store.common import lua
 from protocol.diff import apply
 from protocol.messages import VERSION_PREFIX
 from server import listing, outbox
-from server.redis.batcher import Batcher, Script, run_script
+from server.redis.batcher import Batcher, Script, read_packed, run_script
 from server.redis.cluster import (
     Durability,
     check_replicas,
@@ -329,12 +329,25 @@ async def current_version(client: aioredis.Redis, room_id: RoomId) -> int | None
 
 
 async def current_versions(client: aioredis.Redis, room_ids: list[RoomId]) -> list[int | None]:
-    """The versions of many rooms at once (None for a room that does not exist)."""
-    async with client.pipeline(transaction=False) as pipe:
-        for room_id in room_ids:
-            pipe.hget(room_key(room_id), "version")
-        values = await pipe.execute()
+    """The versions of many rooms at once (None for a room that does not exist).
+
+    Every process reads the versions of all the rooms it serves twice a second (see
+    :mod:`server.fanout`): on one Redis the commands are packed by hiredis and their replies
+    read under one timeout (:func:`~server.redis.batcher.read_packed`, a sixth of the CPU of
+    a redis-py pipeline); on a cluster a cluster pipeline sends each to its slot's master.
+    """
+    if is_cluster(client):
+        async with client.pipeline(transaction=False) as pipe:
+            for room_id in room_ids:
+                pipe.hget(room_key(room_id), "version")
+            values = await pipe.execute()
+    else:
+        values = await read_packed(client, [_version_of(room_id) for room_id in room_ids])
     return [None if value is None else int(value) for value in values]
+
+
+def _version_of(room_id: RoomId) -> tuple[Any, ...]:
+    return (b"HGET", room_key(room_id), b"version")
 
 
 async def find_ack(client: aioredis.Redis, room_id: RoomId, ack_field: str) -> int | None:

@@ -1,13 +1,16 @@
-"""The fan-out's check of room versions against a real Redis: a version that never reached
-this process's sockets is handed to them, once, and only after it had time to arrive."""
+"""The fan-out against a real Redis: a version that never reached this process's sockets is
+handed to them, once, and only after it had time to arrive; a diff relayed from another
+process reaches the sockets once, and a process's own diff coming back is not relayed."""
 
 from __future__ import annotations
 
+import asyncio
 from types import ModuleType
 
 import redis.asyncio as aioredis
 
 from server.fanout import Fanout
+from server.metrics import Metrics
 from server.redis import store
 from server.rooms import SeatHolder, new_room
 
@@ -19,9 +22,17 @@ class Recorder:
     def __init__(self) -> None:
         self.pushed: list[int] = []
         self.behind_at: list[int] = []
+        self.arrived = asyncio.Event()
 
     def push(self, room_id: str, version: int, frame: bytes) -> None:
         self.pushed.append(version)
+        self.arrived.set()
+
+    async def wait_for(self, count: int) -> None:
+        async with asyncio.timeout(5):
+            while len(self.pushed) < count:
+                self.arrived.clear()
+                await self.arrived.wait()
 
     def behind(self, room_id: str, version: int) -> None:
         self.behind_at.append(version)
@@ -64,3 +75,30 @@ async def test_a_version_that_arrives_between_checks_is_not_read_again(
     assert subscriber.behind_at == [] and subscriber.pushed == [0, 1]
     await fanout.unsubscribe("r2", subscriber)
     await fanout.stop()
+
+
+async def test_a_diff_crosses_processes_once_and_its_author_drops_its_own(
+    redis_client: aioredis.Redis, ttt: ModuleType
+) -> None:
+    await store.create_room(redis_client, new_room("r3", "tictactoe", "", (ANN, BOB)))
+    metrics = {"a": Metrics(), "b": Metrics()}
+    fanouts = {name: Fanout(redis_client, name, metrics=metrics[name]) for name in "ab"}
+    subscribers = {name: Recorder() for name in "ab"}
+    for name, fanout in fanouts.items():
+        await fanout.start()
+        await fanout.subscribe("r3", subscribers[name])
+    async with asyncio.timeout(5):
+        while not all(f.is_subscribed("r3") for f in fanouts.values()):
+            await asyncio.sleep(0.01)
+    # Each process hands its own commit to its sockets, and Redis sends it to both.
+    fanouts["a"].deliver("r3", 1, b"one")
+    await store.commit(redis_client, "r3", 0, 1, None, b"one", subscribed=True)
+    await subscribers["b"].wait_for(1)
+    fanouts["b"].deliver("r3", 2, b"two")
+    await store.commit(redis_client, "r3", 1, 2, None, b"two", subscribed=True)
+    await subscribers["a"].wait_for(2)  # after a's own diff came back, in order
+    assert subscribers["a"].pushed == [1, 2] and subscribers["b"].pushed == [1, 2]
+    assert [(m.relayed, m.relayed_bytes) for m in metrics.values()] == [(1, 11), (1, 11)]
+    for name, fanout in fanouts.items():
+        await fanout.unsubscribe("r3", subscribers[name])
+        await fanout.stop()
