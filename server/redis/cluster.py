@@ -106,6 +106,11 @@ class _FailoverSafeCluster(RedisCluster):
         except AttributeError as error:
             raise RedisConnectionError(f"connection closed under a command: {error}") from error
 
+    async def aclose(self, close_connection_pool: bool | None = None) -> None:
+        """Close the connections to every node: what the single-node client's
+        ``aclose(close_connection_pool=True)`` does, which a server calls as it stops."""
+        await super().aclose()
+
     def pubsub(self, *args: Any, **kwargs: Any) -> Any:
         """Classic pub/sub that follows the cluster through a failover (the feeds' channels;
         the rooms' are sharded, :class:`~server.redis.sharded_pubsub.ShardedSubscriptions`)."""

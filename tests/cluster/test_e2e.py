@@ -300,3 +300,13 @@ async def test_a_chat_line_said_on_one_process_is_heard_on_the_other(
     assert [line["text"] for line in history] == ["good luck"]
     for c in (first, second):
         await c.close()
+
+
+async def test_a_server_on_the_cluster_stops_cleanly(two_servers: list[ServerProcess]) -> None:
+    server = two_servers[0]
+    process = server.process
+    assert process is not None
+    server.terminate()
+    output = "".join(server.output)
+    assert "shutdown failed" not in output.lower(), output
+    assert process.returncode == 0, output
