@@ -54,12 +54,14 @@ from typing import Any, Self
 import msgpack
 
 from bench import engine_build
+from bench.loopback.cluster import MASTERS, ClusterOfServers
 from client import ServerReplyError
 from lobby.identity import Player, issue_token, new_guest
 from rules import GAMES, find_game
 from rules.api import GameRules
 from rules.pie import is_swap
 from server.redis import store
+from server.redis.cluster import is_cluster
 from server.redis.embedded_redis import EmbeddedRedis, free_port, redis_binary, redis_version
 from server.rooms import SeatHolder, new_room
 
@@ -399,7 +401,8 @@ async def play(
     games: list[ScriptedGame],
 ) -> None:
     rules = find_game(args.game)
-    redis = store.redis_client(redis_url, pool_size=16)  # waits for a free connection
+    # Waits for a free connection (on a cluster: the cluster client).
+    redis = store.redis_client(redis_url, pool_size=16, cluster=args.cluster)
     room_numbers = itertools.count()
     stop = asyncio.Event()
 
@@ -477,9 +480,9 @@ async def play(
     each_server_cpu = [process_cpu(pid) for pid in args.server_pids]
     server_cpu = sum(each_server_cpu)
     server_system = sum(process_times(pid)[1] for pid in args.server_pids)
-    redis_cpu = process_cpu(args.redis_pid)
+    redis_cpu = sum(map(process_cpu, args.redis_pids))
     own_cpu = sum(os.times()[:2])
-    commands = await redis.info("commandstats")
+    commands = await command_stats(redis)
     relayed = await asyncio.to_thread(relayed_diffs, ws_urls)
     started = time.perf_counter()
     await asyncio.sleep(args.seconds)
@@ -497,9 +500,9 @@ async def play(
         ],
         "connections": args.games * (2 + args.spectators),
         "memory": sum(map(process_memory, args.server_pids)) - idle_memory,
-        "redis_cpu": process_cpu(args.redis_pid) - redis_cpu,
+        "redis_cpu": sum(map(process_cpu, args.redis_pids)) - redis_cpu,
         "load_cpu": sum(os.times()[:2]) - own_cpu,
-        "redis_commands": command_seconds(await redis.info("commandstats"), commands),
+        "redis_commands": command_seconds(await command_stats(redis), commands),
     }
     if args.callgrind:
         # Counted until here: what callgrind writes when the server ends.
@@ -558,6 +561,22 @@ async def play_game(
         if swap:
             holders.reverse()
     return True
+
+
+async def command_stats(redis: Any) -> dict[str, Any]:
+    """``INFO commandstats`` of the Redis, summed over the masters of a cluster."""
+    if not is_cluster(redis):
+        stats: dict[str, Any] = await redis.info("commandstats")
+        return stats
+    summed: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
+    for node in redis.get_primaries():
+        answer = await redis.info("commandstats", target_nodes=node)
+        for name, figures in answer.items():
+            if isinstance(figures, dict):
+                for field, value in figures.items():
+                    if isinstance(value, int | float):
+                        summed[name][field] += value
+    return {name: dict(figures) for name, figures in summed.items()}
 
 
 def command_seconds(after: dict[str, Any], before: dict[str, Any]) -> dict[str, float]:
@@ -659,6 +678,8 @@ def start_server(
     env = {
         **os.environ,
         "REDIS_URL": redis_url,
+        "REDIS_CLUSTER": "1" if args.cluster else "0",
+        "REDIS_REPLICA_ACKS": str(args.replica_acks if args.cluster else 0),
         "PORT": str(port),
         "SESSION_SECRET": SECRET.decode(),
         "RATE_PER_SECOND": "100000",
@@ -796,11 +817,26 @@ def main(argv: list[str] | None = None) -> int:
         help="with --processes P above 1: run one process and P processes alternately this "
         "many times each, and print what crossing processes costs (medians)",
     )
+    parser.add_argument(
+        "--cluster",
+        action="store_true",
+        help="run on a Redis Cluster of six server processes on loopback (three masters with a "
+        "replica each); with --pairs N, alternate with one Redis and print both",
+    )
+    parser.add_argument(
+        "--replica-acks",
+        type=int,
+        default=1,
+        help="with --cluster: replicas that must hold a move before it is acknowledged (1)",
+    )
     args = parser.parse_args(argv)
     if args.game == TEST_GAME and TEST_GAME not in GAMES:
         from bench.loopback import tictactoe  # noqa: PLC0415
 
         GAMES[TEST_GAME] = tictactoe  # type: ignore[assignment]
+    if args.pairs and args.cluster:
+        compare_cluster(args)
+        return 0
     if args.pairs and args.processes > 1:
         compare_processes(args)
         return 0
@@ -812,10 +848,17 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     """One run of the load on ``args.processes`` server processes; prints it, and returns
     its figures."""
     with tempfile.TemporaryDirectory() as directory:
-        redis_server = EmbeddedRedis(Path(directory) / "redis", tcp=True, binary=bench_redis())
-        redis_url = redis_server.start()
-        assert redis_server.process is not None
-        args.redis_pid = redis_server.process.pid
+        redis_server: EmbeddedRedis | ClusterOfServers
+        if args.cluster:
+            redis_server = ClusterOfServers(Path(directory) / "cluster")
+            redis_server.start()
+            redis_url = redis_server.url
+            args.redis_pids = [n.process.pid for n in redis_server.nodes if n.process]
+        else:
+            redis_server = EmbeddedRedis(Path(directory) / "redis", tcp=True, binary=bench_redis())
+            redis_url = redis_server.start()
+            assert redis_server.process is not None
+            args.redis_pids = [redis_server.process.pid]
         args.redis_binary = redis_server.binary
         profile = Path(directory) / "server.prof" if args.profile else None
         args.sample_path = Path(directory) / "server.stacks"
@@ -840,6 +883,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 with contextlib.suppress(subprocess.TimeoutExpired):
                     server.wait(30)
             redis_server.stop()
+        args.result["p50"] = percentile(stats.round_trips, 0.5)
+        args.result["p99"] = percentile(stats.round_trips, 0.99)
         if args.callgrind:
             args.result["instructions"] = callgrind_instructions(Path(directory))
         report(args, stats)
@@ -895,6 +940,34 @@ def compare_processes(args: argparse.Namespace) -> None:
         )
 
 
+def compare_cluster(args: argparse.Namespace) -> None:
+    """Run on one Redis and on a Redis Cluster alternately, ``args.pairs`` times each, and
+    print the medians: what the cluster client, the shards and the wait for a replica cost
+    per move (server and Redis CPU) and in the round trip."""
+    figures: dict[bool, dict[str, list[float]]] = {
+        on: {"server": [], "redis": [], "p50": [], "p99": []} for on in (False, True)
+    }
+    for pair in range(args.pairs):
+        for on in (False, True) if pair % 2 == 0 else (True, False):
+            args.cluster = on
+            where = "a Redis Cluster" if on else "one Redis"
+            print(f"\n--- pair {pair + 1} of {args.pairs}, on {where}")
+            result = run(args)
+            moves = max(result["moves"], 1)
+            figures[on]["server"].append(1e6 * result["server_cpu"] / moves)
+            figures[on]["redis"].append(1e6 * result["redis_cpu"] / moves)
+            figures[on]["p50"].append(1000 * result["p50"])
+            figures[on]["p99"].append(1000 * result["p99"])
+    print(f"\nmedians of {args.pairs} interleaved pairs (load {os.getloadavg()[0]:.1f}):")
+    for on in (False, True):
+        median = {name: statistics.median(values) for name, values in figures[on].items()}
+        label = "Redis Cluster" if on else "one Redis    "
+        print(
+            f"  {label}  server {median['server']:6.0f} us, redis {median['redis']:6.0f} us "
+            f"per move; round trip p50 {median['p50']:6.2f} ms, p99 {median['p99']:6.2f} ms"
+        )
+
+
 def run_loop(coroutine: Any) -> None:
     try:
         import uvloop  # noqa: PLC0415
@@ -917,6 +990,11 @@ def report(args: argparse.Namespace, stats: Stats) -> None:
     print(f"rules engines: {engine_build()}")
     version = ".".join(map(str, redis_version(args.redis_binary))) or "of unknown version"
     print(f"redis-server {version} ({args.redis_binary}), append-only, fsync always")
+    if args.cluster:
+        print(
+            f"on a Redis Cluster: {MASTERS} masters with a replica each, a move acknowledged "
+            f"once {args.replica_acks} replica(s) received it (redis CPU: all six nodes)"
+        )
     print(f"moves/s            {result['moves'] / result['elapsed']:9.0f}")
     print(
         f"move round trip    p50 {1000 * percentile(rtt, 0.5):6.2f} ms"
