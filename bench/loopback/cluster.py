@@ -11,7 +11,6 @@ replica to take over, and start the dead node again (it comes back as a replica)
 
 from __future__ import annotations
 
-import signal
 import subprocess
 import time
 from dataclasses import dataclass, field
@@ -19,7 +18,7 @@ from pathlib import Path
 
 import redis
 
-from server.redis.embedded_redis import free_port, redis_binary
+from server.redis.embedded_redis import EmbeddedRedis, free_port, redis_binary
 
 SLOTS = 16384
 MASTERS = 3
@@ -39,8 +38,36 @@ class Node:
     bus_port: int
     """The cluster bus's port (the default, port + 10000, may be past 65535)."""
     directory: Path
-    process: subprocess.Popen[bytes] | None = None
+    binary: str
     node_id: str = ""
+    server: EmbeddedRedis = field(init=False)
+    """The node's server process: the embedded Redis's launcher, in cluster mode."""
+
+    def __post_init__(self) -> None:
+        self.server = EmbeddedRedis(
+            self.directory,
+            tcp=True,
+            binary=self.binary,
+            port=self.port,
+            extra_args=[
+                "--cluster-enabled",
+                "yes",
+                "--cluster-port",
+                str(self.bus_port),
+                "--cluster-config-file",
+                "nodes.conf",
+                "--cluster-node-timeout",
+                str(NODE_TIMEOUT_MS),
+                # A replica may take over however long it was cut off: in the tests it was
+                # never behind by more than the last writes.
+                "--cluster-replica-validity-factor",
+                "0",
+            ],
+        )
+
+    @property
+    def process(self) -> subprocess.Popen[bytes] | None:
+        return self.server.process
 
     @property
     def address(self) -> str:
@@ -75,11 +102,10 @@ class ClusterOfServers:
         for index in range(2 * MASTERS):
             directory = self.directory / f"node{index}"
             directory.mkdir(parents=True, exist_ok=True)
-            node = Node(free_port(), free_port(), directory)
+            node = Node(free_port(), free_port(), directory, self.binary)
             self.nodes.append(node)
-            self._launch(node)
+            node.server.start()  # answers PING when it returns
         for node in self.nodes:
-            self._wait_ping(node)
             with node.client() as client:
                 node.node_id = _text(client.execute_command("CLUSTER", "MYID"))
         self._form()
@@ -90,15 +116,11 @@ class ClusterOfServers:
 
     def kill(self, node: Node) -> None:
         """Stop ``node`` as a crash would (SIGKILL): only what is on disk survives."""
-        if node.process is not None:
-            node.process.send_signal(signal.SIGKILL)
-            node.process.wait(timeout=10)
-            node.process = None
+        node.server.kill()
 
     def restart(self, node: Node) -> None:
         """Start a killed node again on its data (it rejoins as its shard's replica)."""
-        self._launch(node)
-        self._wait_ping(node)
+        node.server.start()
 
     def masters(self) -> list[Node]:
         """The running nodes that serve slots now."""
@@ -131,57 +153,6 @@ class ClusterOfServers:
                 return
             time.sleep(0.05)
         raise ClusterError(f"the replicas did not catch up within {timeout} s")
-
-    def _launch(self, node: Node) -> None:
-        node.process = subprocess.Popen(
-            [
-                self.binary,
-                "--port",
-                str(node.port),
-                "--bind",
-                "127.0.0.1",
-                "--dir",
-                str(node.directory),
-                "--cluster-enabled",
-                "yes",
-                "--cluster-port",
-                str(node.bus_port),
-                "--cluster-config-file",
-                "nodes.conf",
-                "--cluster-node-timeout",
-                str(NODE_TIMEOUT_MS),
-                # A replica may take over however long it was cut off: in the tests it was
-                # never behind by more than the last writes.
-                "--cluster-replica-validity-factor",
-                "0",
-                "--appendonly",
-                "yes",
-                "--appendfsync",
-                "always",
-                "--save",
-                "",
-                "--daemonize",
-                "no",
-                "--logfile",
-                str(node.directory / "server.log"),
-            ],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-
-    def _wait_ping(self, node: Node) -> None:
-        deadline = time.monotonic() + FORM_TIMEOUT
-        while time.monotonic() < deadline:
-            if not node.running:
-                log = (node.directory / "server.log").read_text(errors="replace")
-                raise ClusterError(f"node {node.address} exited at start:\n{log}")
-            try:
-                with node.client() as client:
-                    if client.ping():
-                        return
-            except redis.ConnectionError:
-                time.sleep(0.02)
-        raise ClusterError(f"node {node.address} did not answer PING")
 
     def _form(self) -> None:
         masters, replicas = self.nodes[:MASTERS], self.nodes[MASTERS:]

@@ -24,6 +24,7 @@ import signal
 import socket
 import subprocess
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 _SOCKET_PATH_LIMIT = 100
@@ -77,9 +78,13 @@ class EmbeddedRedis:
         tcp: bool = False,
         binary: str | None = None,
         maxmemory: str = DEFAULT_MAXMEMORY,
+        port: int = 0,
+        extra_args: Sequence[str] = (),
     ) -> None:
-        """``tcp``: listen on a free loopback port instead of a unix socket; ``binary``: the
-        redis-server to run (default :func:`redis_binary`); ``maxmemory``: its memory limit."""
+        """``tcp``: listen on a loopback port (``port``, else a free one) instead of a unix
+        socket; ``binary``: the redis-server to run (default :func:`redis_binary`);
+        ``maxmemory``: its memory limit; ``extra_args``: more of its settings (a cluster
+        node's, say), after the others."""
         self.data_dir = data_dir.resolve()
         self.tcp = tcp
         self.binary = binary or redis_binary()
@@ -87,7 +92,8 @@ class EmbeddedRedis:
         self.process: subprocess.Popen[bytes] | None = None
         self.socket_path = self.data_dir / "redis.sock"
         self.pid_path = self.data_dir / "redis.pid"
-        self.port = 0
+        self.port = port
+        self.extra_args = tuple(extra_args)
 
     @property
     def url(self) -> str:
@@ -127,6 +133,7 @@ class EmbeddedRedis:
                 "no",
                 "--logfile",
                 str(self.data_dir / "redis.log"),
+                *self.extra_args,
             ],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
