@@ -319,6 +319,33 @@ def _line_bit(grid: SquareGrid, number: int) -> int:
     return 1 << (place.line if place.is_row else grid.size + place.line)
 
 
+def _shifted(board: tuple[int, ...], line: tuple[int, ...], gap: int) -> list[int]:
+    """Spec §4.3: the board as a list, with the run of ``line`` before its first empty cell
+    (``gap``) moved one step along it, and one extra empty cell at the end (the sentinel);
+    the entry cell is left for the new die."""
+    cells = list(board)
+    cells.append(0)
+    for i in range(gap, 0, -1):
+        cells[line[i]] = cells[line[i - 1]]
+    return cells
+
+
+def _knot_points(
+    cells: list[int], moved: tuple[int, ...], table: _Table, thin_knots: bool, captured: set[int]
+) -> int:
+    """Spec §5.3 steps 2-3: the points of the knots closed through ``moved`` (thick ones only,
+    unless ``thin_knots``); adds their dice to ``captured``."""
+    row, col = table.grid.row, table.grid.col
+    points = 0
+    for path in _closed_paths(cells, moved, table):
+        dice = path[1:]
+        thick = len({row[c] for c in dice}) > 1 and len({col[c] for c in dice}) > 1
+        if thick or thin_knots:
+            points += path[0]
+            captured.update(dice)
+    return points
+
+
 def _closed_paths(cells: list[int], moved: tuple[int, ...], table: _Table) -> list[list[int]]:
     """Spec §5.1: every closed path through a die in ``moved``; each path as ``[links, *cells]``.
 
@@ -416,22 +443,12 @@ def play(state: State, move: object) -> State:
         what = "row" if place.is_row else "column"
         raise IllegalMoveError(f"the {what} of position {number} is full: no die can enter it")
 
-    cells = list(board)
-    cells.append(0)
-    for i in range(gap, 0, -1):
-        cells[line[i]] = cells[line[i - 1]]
+    cells = _shifted(board, line, gap)
     cells[line[0]] = kinds[place.side]
     moved = line[: gap + 1]
 
-    gained = 0
     captured: set[int] = set()
-    row, col = grid.row, grid.col
-    for path in _closed_paths(cells, moved, table):
-        dice = path[1:]
-        thick = len({row[c] for c in dice}) > 1 and len({col[c] for c in dice}) > 1
-        if thick or options.thin_knots:
-            gained += path[0]
-            captured.update(dice)
+    gained = _knot_points(cells, moved, table, options.thin_knots, captured)
     removed: tuple[tuple[int, int], ...] = ()
     if options.capture and captured:
         removed = tuple((cell, cells[cell]) for cell in sorted(captured))
@@ -503,11 +520,8 @@ def evaluate(state: State) -> float:
 def move_priors(state: State, moves: Sequence[Move]) -> list[float]:
     """How promising each push is for the mover (:class:`rules.api.Evaluation`): by the points
     it scores at once, 0 for none and 0.5 for a small knot of 4."""
-    priors = []
-    for move in moves:
-        gained = play(state, move).gained
-        priors.append(gained / (gained + 4.0))
-    return priors
+    gains = _push_gains(state)
+    return [gains[move] / (gains[move] + 4.0) for move in moves]
 
 
 def parse_move(state: State, text: str) -> Move:
@@ -736,12 +750,38 @@ def _legal(state: State) -> tuple[Move, ...]:
 
 def _best_gain(state: State) -> int:
     """The most points the side to move in ``state`` could score with one push."""
-    best = 0
-    for move in _legal(state):
-        gained = play(state, move).gained
-        if gained > best:
-            best = gained
-    return best
+    return max(_push_gains(state).values(), default=0)
+
+
+def _push_gains(state: State) -> dict[Move, int]:
+    """The points each legal push would score, as :func:`play` scores them.
+
+    The hook asks this of every position it values, so it does only what the points need:
+    each line is shifted once for all the faces that may enter it, and no State is built.
+    """
+    seat = state.seat
+    if seat is None:
+        return {}
+    options = state.options
+    table = _table(options.size)
+    board = state.board
+    sides = frozenset(Side) if options.any_side else _HOME_SIDES[seat]
+    thin_knots = options.thin_knots
+    captured: set[int] = set()
+    gains: dict[Move, int] = {}
+    for place in table.grid.positions:
+        if place.side not in sides:
+            continue
+        line = place.cells
+        gap = next((i for i, cell in enumerate(line) if board[cell] == 0), -1)
+        if gap < 0:
+            continue
+        cells = _shifted(board, line, gap)
+        moved = line[: gap + 1]
+        for move in table.moves[place.number - 1]:
+            cells[line[0]] = _ENTRY_KIND[move.face][place.side]
+            gains[move] = _knot_points(cells, moved, table, thin_knots, captured)
+    return gains
 
 
 def _die_drawing(kind: int) -> dict[str, PlainData]:

@@ -438,3 +438,20 @@ def test_fuzz_random_text_and_illegal_moves_raise_only_rules_errors() -> None:
                     continue
                 with pytest.raises(IllegalMoveError):
                     osbox.play(state, move)
+
+
+@pytest.mark.parametrize("options", ["", "-size=3 -any_side", "-size=5 -thin_knots -no_capture"])
+def test_move_priors_rank_pushes_by_the_points_play_scores(options: str) -> None:
+    """The hook scores the pushes without playing them; on every position of seeded random
+    games (closing knots included) it finds the points play() gives each one."""
+    rng = random.Random(7)
+    closing = 0
+    for _ in range(40):
+        state = osbox.new_game(osbox.parse_options(options))
+        while state.seat is not None:
+            moves = list(osbox.legal_moves(state))
+            points = [osbox.play(state, move).gained for move in moves]
+            assert osbox.move_priors(state, moves) == [p / (p + 4.0) for p in points]
+            closing += max(points) > 0
+            state = osbox.play(state, rng.choice(moves))
+    assert closing > 0
