@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
 
 import pytest
 import redis.asyncio as aioredis
@@ -11,22 +10,11 @@ import redis.asyncio as aioredis
 from lobby.identity import Player
 from lobby.ratings import PERIOD_SECONDS, Rating, age, rate_game
 from lobby.store import ratings as rating_store
-from tests.conftest import RedisServer
 
 ALICE = Player("alice", "Alice", guest=False)
 BOB = Player("bob", "Bob", guest=False)
 GUEST = Player("g:00ff", "Guest-BoldCube-0001", guest=True)
 NOW = 1_800_000_000.0
-
-
-@pytest.fixture
-async def other_client(
-    redis_server: RedisServer, redis_client: aioredis.Redis
-) -> AsyncIterator[aioredis.Redis]:
-    """A second connection, standing for a second server process."""
-    client = aioredis.Redis.from_url(redis_server.url)
-    yield client
-    await client.aclose()
 
 
 async def test_apply_result_changes_both_ratings_as_the_pure_update_says(
@@ -44,16 +32,16 @@ async def test_apply_result_changes_both_ratings_as_the_pure_update_says(
 
 
 async def test_concurrent_and_repeated_applications_change_ratings_once(
-    redis_client: aioredis.Redis, other_client: aioredis.Redis
+    redis_client: aioredis.Redis, second_client: aioredis.Redis
 ) -> None:
     """Twelve applications of one game from two connections, at once, then once more."""
     attempts = [
         rating_store.apply_result(client, "osbox", "room-7", ALICE, BOB, 0.0, NOW)
-        for client in (redis_client, other_client) * 6
+        for client in (redis_client, second_client) * 6
     ]
     outcomes = await asyncio.gather(*attempts)
     again, applied_again = await rating_store.apply_result(
-        other_client, "osbox", "room-7", ALICE, BOB, 0.0, NOW + 60
+        second_client, "osbox", "room-7", ALICE, BOB, 0.0, NOW + 60
     )
     assert sum(applied for _, applied in outcomes) == 1
     assert not applied_again
@@ -66,12 +54,12 @@ async def test_concurrent_and_repeated_applications_change_ratings_once(
 
 
 async def test_two_different_games_applied_at_once_both_count(
-    redis_client: aioredis.Redis, other_client: aioredis.Redis
+    redis_client: aioredis.Redis, second_client: aioredis.Redis
 ) -> None:
     """Different games on the same players serialise: each sees the other's result."""
     await asyncio.gather(
         rating_store.apply_result(redis_client, "osbox", "g1", ALICE, BOB, 1.0, NOW),
-        rating_store.apply_result(other_client, "osbox", "g2", BOB, ALICE, 1.0, NOW),
+        rating_store.apply_result(second_client, "osbox", "g2", BOB, ALICE, 1.0, NOW),
     )
     one_way = rate_game(*rate_game(Rating(), Rating(), 1.0), 0.0)
     back, forth = rate_game(Rating(), Rating(), 1.0)

@@ -4,7 +4,6 @@ and a Redis restart mid-round loses no result."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
 
 import pytest
 import redis.asyncio as aioredis
@@ -22,16 +21,6 @@ START = 1000.0
 
 def player(n: int) -> Player:
     return Player(f"p{n}", f"P{n}", guest=False)
-
-
-@pytest.fixture
-async def other_client(
-    redis_server: RedisServer, redis_client: aioredis.Redis
-) -> AsyncIterator[aioredis.Redis]:
-    """A second connection, standing for a second server process."""
-    client = aioredis.Redis.from_url(redis_server.url)
-    yield client
-    await client.aclose()
 
 
 async def new_event(
@@ -56,12 +45,12 @@ async def test_create_then_load_and_list(redis_client: aioredis.Redis) -> None:
 
 
 async def test_racing_joins_for_the_last_seat_admit_one(
-    redis_client: aioredis.Redis, other_client: aioredis.Redis
+    redis_client: aioredis.Redis, second_client: aioredis.Redis
 ) -> None:
     tid = await new_event(redis_client, Format.KNOCKOUT, 1, max_players=2)
     outcomes = await asyncio.gather(
         store.join(redis_client, tid, player(2), 1500, 0.0),
-        store.join(other_client, tid, player(3), 1500, 0.0),
+        store.join(second_client, tid, player(3), 1500, 0.0),
         return_exceptions=True,
     )
     refusals = [o for o in outcomes if isinstance(o, TournamentError)]
@@ -86,11 +75,11 @@ async def test_a_refusal_writes_nothing(redis_client: aioredis.Redis) -> None:
 
 
 async def test_two_processes_starting_at_once_start_it_once(
-    redis_client: aioredis.Redis, other_client: aioredis.Redis
+    redis_client: aioredis.Redis, second_client: aioredis.Redis
 ) -> None:
     tid = await new_event(redis_client, Format.SWISS, 5, rounds=3)
     first, second = await asyncio.gather(
-        store.start(redis_client, tid, START), store.start(other_client, tid, START)
+        store.start(redis_client, tid, START), store.start(second_client, tid, START)
     )
     assert [first.changed, second.changed].count(True) == 1
     assert first.tournament == second.tournament
@@ -102,7 +91,7 @@ async def test_two_processes_starting_at_once_start_it_once(
 
 
 async def test_a_stale_version_cannot_commit(
-    redis_client: aioredis.Redis, other_client: aioredis.Redis
+    redis_client: aioredis.Redis, second_client: aioredis.Redis
 ) -> None:
     """Both processes read round 1 complete and pair round 2; only one commit lands."""
     tid = await new_event(redis_client, Format.SWISS, 4, rounds=3)
@@ -110,11 +99,11 @@ async def test_a_stale_version_cannot_commit(
     for g in lifecycle.pairings(t):
         t = (await store.record_result(redis_client, tid, g.id, 1.0, START)).tournament
     seen_here = await store.load(redis_client, tid)
-    seen_there = await store.load(other_client, tid)
+    seen_there = await store.load(second_client, tid)
     assert seen_here is not None and seen_there is not None
     landed = await asyncio.gather(
         store.commit_if_version(redis_client, seen_here, lifecycle.pair_round(seen_here, START)),
-        store.commit_if_version(other_client, seen_there, lifecycle.pair_round(seen_there, START)),
+        store.commit_if_version(second_client, seen_there, lifecycle.pair_round(seen_there, START)),
     )
     assert sorted(landed) == [False, True]
     stored = await store.load(redis_client, tid)
@@ -123,14 +112,14 @@ async def test_a_stale_version_cannot_commit(
 
 
 async def test_two_processes_pairing_a_round_create_one_set_of_games(
-    redis_client: aioredis.Redis, other_client: aioredis.Redis
+    redis_client: aioredis.Redis, second_client: aioredis.Redis
 ) -> None:
     tid = await new_event(redis_client, Format.SWISS, 6, rounds=3)
     t = (await store.start(redis_client, tid, START)).tournament
     for g in lifecycle.pairings(t):
-        await store.record_result(other_client, tid, g.id, 0.5, START)
+        await store.record_result(second_client, tid, g.id, 0.5, START)
     attempts = await asyncio.gather(
-        *(store.pair_round(client, tid, 2, START) for client in (redis_client, other_client) * 3)
+        *(store.pair_round(client, tid, 2, START) for client in (redis_client, second_client) * 3)
     )
     assert [a.changed for a in attempts].count(True) == 1
     assert len({a.tournament for a in attempts}) == 1
@@ -141,14 +130,14 @@ async def test_two_processes_pairing_a_round_create_one_set_of_games(
 
 
 async def test_a_result_reported_twice_at_once_counts_once(
-    redis_client: aioredis.Redis, other_client: aioredis.Redis
+    redis_client: aioredis.Redis, second_client: aioredis.Redis
 ) -> None:
     tid = await new_event(redis_client, Format.SWISS, 4, rounds=3)
     t = (await store.start(redis_client, tid, START)).tournament
     game = lifecycle.pairings(t)[0]
     first, second = await asyncio.gather(
         store.record_result(redis_client, tid, game.id, 1.0, START),
-        store.record_result(other_client, tid, game.id, 1.0, START),
+        store.record_result(second_client, tid, game.id, 1.0, START),
     )
     assert [first.changed, second.changed].count(True) == 1
     assert first.tournament.version == second.tournament.version == t.version + 1
@@ -196,9 +185,9 @@ async def test_finish_and_cancel_are_idempotent(redis_client: aioredis.Redis) ->
 
 
 async def test_every_commit_is_announced_once_with_its_summary_and_a_refusal_never(
-    redis_client: aioredis.Redis, other_client: aioredis.Redis
+    redis_client: aioredis.Redis, second_client: aioredis.Redis
 ) -> None:
-    pubsub = other_client.pubsub()
+    pubsub = second_client.pubsub()
     await pubsub.subscribe(store.CHANNEL)
     try:
         tid = await new_event(redis_client, Format.KNOCKOUT, 1, max_players=2)
