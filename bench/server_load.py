@@ -798,6 +798,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--profile", action="store_true", help="run the server under cProfile")
     parser.add_argument(
+        "--profile-out",
+        type=Path,
+        default=None,
+        help="with --profile: keep cProfile's output in this file, for pstats",
+    )
+    parser.add_argument(
         "--sample", action="store_true", help="sample the server with py-spy (little overhead)"
     )
     parser.add_argument(
@@ -809,6 +815,13 @@ def main(argv: list[str] | None = None) -> int:
         help="run the servers under valgrind's callgrind and print the instructions per move "
         "they ran while timed: a count the machine's other load does not change (about 50 "
         "times slower: use a few games, e.g. --games 10 --pace 2)",
+    )
+    parser.add_argument(
+        "--callgrind-out",
+        type=Path,
+        default=None,
+        help="with --callgrind: keep callgrind's outputs in this directory, for "
+        "callgrind_annotate (where the instructions go)",
     )
     parser.add_argument(
         "--pairs",
@@ -887,6 +900,10 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         args.result["p99"] = percentile(stats.round_trips, 0.99)
         if args.callgrind:
             args.result["instructions"] = callgrind_instructions(Path(directory))
+            if args.callgrind_out is not None:
+                args.callgrind_out.mkdir(parents=True, exist_ok=True)
+                for path in Path(directory).glob("callgrind.*"):
+                    shutil.copy(path, args.callgrind_out / path.name)
         report(args, stats)
         if args.sample and args.sample_path.exists():
             print_samples(args.sample_path)
@@ -894,6 +911,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 shutil.copyfile(args.sample_path, args.stacks)
         if profile is not None and profile.exists():
             print_profile(profile, stats.all_moves)
+            if args.profile_out is not None:
+                shutil.copyfile(profile, args.profile_out)
     result: dict[str, Any] = args.result
     return result
 
