@@ -55,34 +55,44 @@ _ARCHIVE_INDEXED_KEY = "{lobby}:archive:indexed"
 _STORE_LIVE = lua("store_live")
 
 
+STORE_LIVE_CHUNK = 200
+"""Live lines one script writes at most: a drain of a thousand rooms holds Redis for five
+short scripts, not one long one."""
+
+
 async def store_live_games(redis: Redis, lines: Sequence[LiveGame]) -> list[LiveGame]:
-    """Write live lines (new or changed games), in one round trip, and announce those written
-    in one publication; returns them.  A line is not written over a newer one of its room, nor
-    once its game is finished, so writing the same line twice, or an old one late, is safe."""
+    """Write live lines (new or changed games), a script per :data:`STORE_LIVE_CHUNK` lines,
+    and announce those written in one publication; returns them.  A line is not written over
+    a newer one of its room, nor once its game is finished, so writing the same line twice,
+    or an old one late, is safe."""
     if not lines:
         return []
+    data = [live.to_data() for live in lines]
+    written: list[int] = []
     # On a cluster, on the {lobby} master itself: a cluster pipeline runs no scripts.
     async with transaction_client(redis, LOBBY_TAG) as client:
         script = client.register_script(_STORE_LIVE)
-        async with client.pipeline(transaction=False) as pipe:
-            for live in lines:
+        for start in range(0, len(lines), STORE_LIVE_CHUNK):
+            keys: list[str] = [_LIVE_GAMES_KEY]
+            args: list[str | int] = []
+            for live, line_data in zip(
+                lines[start : start + STORE_LIVE_CHUNK],
+                data[start : start + STORE_LIVE_CHUNK],
+                strict=True,
+            ):
                 first, second = live.players
-                await script(
-                    keys=[
-                        _live_key(live.room_id),
-                        finished_key(live.room_id),
-                        _LIVE_GAMES_KEY,
-                        playing_key(first.id),
-                        playing_key(second.id),
-                    ],
-                    args=[dump(live.to_data()), live.version, live.room_id, repr(live.started)],
-                    client=pipe,
-                )
-            written = await pipe.execute()
-    stored = [live for live, done in zip(lines, written, strict=True) if done]
+                keys += [
+                    _live_key(live.room_id),
+                    finished_key(live.room_id),
+                    playing_key(first.id),
+                    playing_key(second.id),
+                ]
+                args += [dump(line_data), live.version, live.room_id, repr(live.started)]
+            written += [int(done) for done in await script(keys=keys, args=args)]
+    stored = [i for i, done in enumerate(written) if done]
     if stored:
-        await publish_all(redis, [{"t": "live", "game": live.to_data()} for live in stored])
-    return stored
+        await publish_all(redis, [{"t": "live", "game": data[i]} for i in stored])
+    return [lines[i] for i in stored]
 
 
 async def live_games(redis: Redis, limit: int) -> list[LiveGame]:

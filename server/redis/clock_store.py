@@ -118,12 +118,14 @@ async def set_idle_deadlines(client: aioredis.Redis, deadlines: dict[RoomId, flo
     """Set when each room ends for want of moves (None: never), in one round trip."""
     if not deadlines:
         return
+    # Two commands for the whole pass, not one per room: a drain brings hundreds of rooms.
+    due = {room_id: at for room_id, at in deadlines.items() if at is not None}
+    never = [room_id for room_id, at in deadlines.items() if at is None]
     async with client.pipeline(transaction=False) as pipe:
-        for room_id, due in deadlines.items():
-            if due is None:
-                pipe.zrem(IDLE_KEY, room_id)
-            else:
-                pipe.zadd(IDLE_KEY, {room_id: due})
+        if due:
+            pipe.zadd(IDLE_KEY, due)
+        if never:
+            pipe.zrem(IDLE_KEY, *never)
         await pipe.execute()
 
 

@@ -72,7 +72,16 @@ class Durability:
 
 def is_cluster(client: object) -> bool:
     """Whether ``client`` is a cluster client."""
-    return isinstance(client, RedisCluster)
+    # Asked on every move: RedisCluster's metaclass is typing's Protocol one, whose
+    # isinstance costs a microsecond; a client's type answers once.
+    kind = type(client)
+    known = _CLUSTER_TYPES.get(kind)
+    if known is None:
+        known = _CLUSTER_TYPES[kind] = issubclass(kind, RedisCluster)
+    return known
+
+
+_CLUSTER_TYPES: dict[type, bool] = {}
 
 
 async def cluster_enabled(url: str) -> bool:

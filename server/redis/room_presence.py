@@ -55,6 +55,10 @@ STOP_WAIT = 2.0
 
 _LEASE = lua("lease", "server.redis")
 
+_RENEW = lua("renew_leases", "server.redis")
+RENEW_CHUNK = 500
+"""Leases one renewal script takes at most, so that no script holds Redis for long."""
+
 _SWEEP = lua("sweep_leases", "server.redis")
 
 _DROP = lua("drop_lapsed_leases", "server.redis")
@@ -108,6 +112,7 @@ class RoomPresence:
         self._changed: dict[RoomId, set[str]] = {}
         """Players whose leases on a room changed since its last sync."""
         self._lease_script = self.client.register_script(_LEASE)
+        self._renew_script = self.client.register_script(_RENEW)
         self._sweep_script = self.client.register_script(_SWEEP)
         self._drop_script = self.client.register_script(_DROP)
         self._task: asyncio.Task[None] | None = None
@@ -135,7 +140,8 @@ class RoomPresence:
         self._changed_on(room_id, player_id)
 
     async def renew(self) -> None:
-        """Renew every lease this process holds, in one round trip."""
+        """Renew every lease this process holds: a script per :data:`RENEW_CHUNK` leases on
+        one Redis, a lease at a time on a cluster (each room's leases are on its own slot)."""
         if not self.sockets:
             return
         lapses = repr(self.now() + self.lease)
@@ -143,14 +149,14 @@ class RoomPresence:
             for room_id, player_id in list(self.sockets):
                 await self._lease(room_id, player_id, float(lapses))
             return
-        async with self.client.pipeline(transaction=False) as pipe:
-            for room_id, player_id in self.sockets:
-                await self._lease_script(
-                    keys=[presence_key(room_id), DUE_KEY],
-                    args=[lapses, lease_member(self.process_id, player_id), room_id],
-                    client=pipe,
-                )
-            await pipe.execute()
+        held = list(self.sockets)
+        for start in range(0, len(held), RENEW_CHUNK):
+            keys: list[str] = []
+            args: list[str] = [lapses]
+            for room_id, player_id in held[start : start + RENEW_CHUNK]:
+                keys.append(presence_key(room_id))
+                args += [lease_member(self.process_id, player_id), room_id]
+            await self._renew_script(keys=[*keys, DUE_KEY], args=args)
 
     async def sweep(self) -> int:
         """Drop the lapsed leases of the rooms that are due and bring those rooms' presence

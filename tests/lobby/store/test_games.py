@@ -55,6 +55,21 @@ async def test_live_lines_written_together_go_out_in_one_publication_newest_wins
     assert await game_store.live_games(redis_client, 1) == [other]  # the newest first
 
 
+async def test_many_live_lines_are_written_a_chunk_a_script_and_each_kept_or_refused(
+    redis_client: aioredis.Redis, events: Events, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    live, _, _ = await started_game(redis_client)
+    live = replace(live, version=3, move_number=2)
+    assert await game_store.store_live_games(redis_client, [live]) == [live]
+    monkeypatch.setattr(game_store, "STORE_LIVE_CHUNK", 2)
+    others = [replace(live, room_id=f"r{i}", started=T0 + 10 + i) for i in range(1, 5)]
+    stale = replace(live, version=2)  # older than the stored line: refused amid the others
+    written = await game_store.store_live_games(redis_client, [others[0], stale, *others[1:]])
+    assert written == others
+    assert await game_store.live_count(redis_client) == 5
+    assert await game_store.live_games(redis_client, 10) == [live, *others]
+
+
 async def test_finishing_moves_a_game_to_both_histories_once(
     redis_client: aioredis.Redis, events: Events
 ) -> None:

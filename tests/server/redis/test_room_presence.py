@@ -16,7 +16,7 @@ from protocol.errors import CannotClaimError
 from rules.api import Seat
 from server.fanout import Fanout
 from server.metrics import Metrics
-from server.redis import store
+from server.redis import room_presence, store
 from server.redis.room_presence import players_here
 from server.rooms import ABANDONMENT, Claim, Move, SeatHolder, new_room
 from server.service import RoomService
@@ -106,6 +106,31 @@ async def test_a_renewed_lease_keeps_its_player_here_and_a_clean_leave_shows_awa
     assert await away(a, room_id) == (None, None)
     await a.presence.depart(room_id, ANN.id)
     assert await away(a, room_id) == (time.now, None)
+    await a.aclose()
+
+
+async def test_a_renewal_in_several_scripts_keeps_every_lease_of_every_room(
+    redis_client: aioredis.Redis, ttt: ModuleType, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(room_presence, "RENEW_CHUNK", 4)
+    time = FakeTime(T0)
+    rooms = [new_room(f"r{i}", "tictactoe", "", (ANN, BOB), "10+0", now=T0) for i in range(3)]
+    a = process(redis_client, "a", time)
+    for room in rooms:
+        await store.create_room(redis_client, room)
+        await a.presence.arrive(room.id, ANN.id)
+        await a.presence.arrive(room.id, BOB.id)
+    time.now = T0 + 2 * LEASE / 3
+    await a.presence.renew()  # six leases: scripts of four and two
+    time.now = T0 + LEASE + 1  # past the first lapse, before the renewed one
+    assert await a.presence.sweep() == 3
+    for room in rooms:
+        assert await players_here(redis_client, room.id, time.now) == {ANN.id, BOB.id}
+        assert await away(a, room.id) == (None, None)
+    time.now = T0 + 2 * LEASE / 3 + LEASE  # nobody renewed since: every lease lapses
+    assert await a.presence.sweep() == 3
+    for room in rooms:
+        assert await players_here(redis_client, room.id, time.now) == set()
     await a.aclose()
 
 
