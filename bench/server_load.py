@@ -426,7 +426,8 @@ async def play(
                 game = games[(table + number) % len(games)]
                 room_id = f"bench-{next(room_numbers)}"
                 seats = (SeatHolder(players[0].id, players[0].name), SeatHolder(players[1].id, "b"))
-                await store.create_room(redis, new_room(room_id, rules.NAME, args.options, seats))
+                room = new_room(room_id, rules.NAME, args.options, seats, args.control)
+                await store.create_room(redis, room)
                 for player in clients:
                     await player.enter(room_id)
                 for spectator in spectators:
@@ -794,6 +795,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--options", default="")
     parser.add_argument("--seed", type=int, default=1, help="seed of the scripted games")
     parser.add_argument(
+        "--control",
+        default=None,
+        help="the games' time control, as the lobby writes it (e.g. 10+5: ten minutes and "
+        "five seconds a move); default none, an untimed game",
+    )
+    parser.add_argument(
         "--processes", type=int, default=1, help="server processes on the one Redis (default 1)"
     )
     parser.add_argument("--profile", action="store_true", help="run the server under cProfile")
@@ -1004,6 +1011,7 @@ def report(args: argparse.Namespace, stats: Stats) -> None:
         f"game {args.game!r}, K={args.games} games, S={args.spectators} spectators per game, "
         f"{args.processes} server process{'es' if args.processes > 1 else ''}, "
         + (f"one move per {args.pace:g} s per game" if args.pace else "as fast as possible")
+        + (f", time control {args.control}" if args.control else ", untimed")
     )
     print(f"load average at the end: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
     print(f"rules engines: {engine_build()}")
