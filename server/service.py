@@ -112,7 +112,8 @@ class RoomService:
         self.durability = durability
         """What a commit waits for before it is acknowledged (see server.redis.cluster)."""
         self._cache: OrderedDict[RoomId, Loaded] = OrderedDict()
-        self.batcher = None if is_cluster(client) or durability.replicas else Batcher(client)
+        self.cluster = is_cluster(client)
+        self.batcher = None if self.cluster or durability.replicas else Batcher(client)
         """Commits of one event-loop turn sent as one write; none where a commit must wait
         for replicas on its own connection (see store.commit)."""
         self.counts = Coalesced(self._update_count, count_every, "spectator count")
@@ -211,7 +212,11 @@ class RoomService:
                 await _storage(store.create_room(self.client, rematch, self.idle_limits))
             old = loaded.room
             timed = new.clock is not None and (new.clock, new.outcome) != (old.clock, old.outcome)
-            if timed:
+            # On one Redis the commit sets the flag time itself; a cluster keeps it on another
+            # slot, with a step before the commit and one after (see clock_store).
+            deadline = clock_store.deadline(new) if timed and not self.cluster else None
+            stepped = timed and self.cluster
+            if stepped:
                 await _storage(clock_store.lower(self.client, new))
             doc = room_doc(new)
             frame = encode_diff(room_id, new.version, diff(loaded.doc, doc))
@@ -238,6 +243,7 @@ class RoomService:
                     published,
                     mark,
                     self.durability,
+                    deadline,
                 )
             except _STORAGE_ERRORS as error:
                 raise _unavailable(error) from error
@@ -245,7 +251,7 @@ class RoomService:
             if result.applied:  # and published
                 if isinstance(command, Move):
                     self.metrics.moves += 1
-                if timed:
+                if stepped:
                     await _storage(clock_store.settle(self.client, new))
                 return new.version
             if result.duplicate:

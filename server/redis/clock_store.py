@@ -2,7 +2,9 @@
 on time or for want of moves.
 
 ``clocks:due`` is a sorted set: room id -> the time its running clock's flag may fall.
-Entries only need to be no later than the truth: before a commit the service lowers a
+On one Redis the commit script sets the entry with the move (:func:`deadline`), in the same
+step.  On a Redis Cluster the entry is on another slot than the room, so there entries only
+need to be no later than the truth: before a commit the service lowers a
 room's entry to the new flag time (``ZADD LT``), so a process dying between commit and
 bookkeeping loses no deadline; after the commit it sets the exact time, but only if the
 room is still at the version it committed (a script reads the room's version), so a slow
@@ -56,6 +58,12 @@ def flag_time(room: Room) -> float | None:
     if room.clock is None or room.outcome is not None:
         return None
     return clocks.flag_time(room.clock)
+
+
+def deadline(room: Room) -> store.Deadline:
+    """The room's entry as its commit leaves it, on one Redis (see :func:`store.commit`):
+    the commit and its flag time are then one step, and nothing is left to lower or settle."""
+    return store.Deadline(DUE_KEY, flag_time(room))
 
 
 async def lower(client: aioredis.Redis, room: Room) -> None:

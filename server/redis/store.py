@@ -139,6 +139,15 @@ def room_of_channel(name: str) -> RoomId:
 
 
 @dataclass(frozen=True, slots=True)
+class Deadline:
+    """A room's entry in the sorted set ``key`` as a commit leaves it: ``due`` as its score,
+    or removed when None."""
+
+    key: str
+    due: float | None
+
+
+@dataclass(frozen=True, slots=True)
 class Loaded:
     """A room, the plain document it was read from (what the next diff starts from), and the
     version of the last whole document stored in Redis."""
@@ -235,12 +244,15 @@ async def commit(
     then: Callable[[CommitResult], None] | None = None,
     mark: bytes = b"",
     durability: Durability = NO_REPLICAS,
+    deadline: Deadline | None = None,
 ) -> CommitResult:
     """Keep the diff (and the whole new document, when given), record the ack, leave
     ``mark`` in the lobby's outbox (when given) and publish, all only if the room is still at
     ``expected_version`` and ``ack_field`` never committed.  ``then`` gets the result first:
     with a batcher, as soon as Redis's reply is read, before the caller's task gets its turn
-    to resume.
+    to resume.  ``deadline``, on one Redis, sets the room's entry in a sorted set of
+    deadlines in the same script (the clocks' flag times), so that no step of its own follows
+    the commit; on a cluster the entry is on another slot, and the caller keeps it.
 
     On a cluster, or when ``durability`` asks for replicas, the commit and the wait for the
     replicas go on one connection (a wait covers that connection's writes), then the result
@@ -260,7 +272,13 @@ async def commit(
         "1" if subscribed else "0",
         mark,
         room_id,
+        "",
     ]
+    if deadline is not None:
+        if is_cluster(client):
+            raise ValueError("a cluster keeps deadlines on slots of their own, not in a commit")
+        keys.append(deadline.key)
+        args[10] = "-" if deadline.due is None else repr(deadline.due)
     if is_cluster(client) or durability.replicas:
         args[6] = ""  # the script does not publish: this does, once the commit is durable
         reply = await _commit_waiting(client, keys, [*args, b""], durability)
@@ -381,10 +399,6 @@ async def change_watchers(
         await run_script(client, _WATCHERS, [watchers_key(room_id)], [process_id, str(delta)])
     )
 
-
-_CREATE = Script(lua("create_room", "server.redis"))
-
-_COMMIT = Script(lua("commit", "server.redis"))
 
 _CREATE = Script(lua("create_room", "server.redis"))
 

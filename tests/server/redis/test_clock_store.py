@@ -248,6 +248,29 @@ async def test_settle_never_puts_back_an_older_deadline(
     assert await clock_store.deadline_of(redis_client, "r1") == 70.0 + MAX_LAG_CREDIT
 
 
+async def test_on_one_redis_the_commit_itself_sets_and_removes_the_flag_time(
+    redis_client: aioredis.Redis, ttt: ModuleType, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No step before or after the commit: the move and its flag time are one script, so no
+    crash can come between them (a cluster, where they are on different slots, takes steps)."""
+
+    async def no_step(*_: object) -> bool:
+        raise AssertionError("the flag time was kept by a step of its own")
+
+    monkeypatch.setattr(clock_store, "lower", no_step)
+    monkeypatch.setattr(clock_store, "settle", no_step)
+    time = FakeTime(0.0)
+    await store.create_room(redis_client, _room())
+    service = _service(redis_client, "a", time)
+    await service.command("r1", Move(ANN.id, 0, "a1"))
+    assert await clock_store.deadline_of(redis_client, "r1") == 60.0 + MAX_LAG_CREDIT
+    time.now = 10.0
+    await service.command("r1", Move(BOB.id, 1, "b1"))
+    assert await clock_store.deadline_of(redis_client, "r1") == 70.0 + MAX_LAG_CREDIT
+    await service.command("r1", Resign(ANN.id, 2))
+    assert await clock_store.deadline_of(redis_client, "r1") is None
+
+
 async def test_a_room_without_a_clock_writes_no_deadline(
     redis_client: aioredis.Redis, ttt: ModuleType
 ) -> None:
