@@ -26,6 +26,7 @@ diff, listing, outbox and the batcher.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -37,6 +38,7 @@ import redis.asyncio as aioredis
 from redis.asyncio.connection import Connection as TcpConnection
 from redis.asyncio.connection import UnixDomainSocketConnection
 from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from lobby.store.common import lua
 from protocol.diff import apply
@@ -89,6 +91,8 @@ class _ClosedWrites:
     with RuntimeError ("the handler is closed"), which redis-py passes on as it is; every
     caller here handles a lost connection (the client resends, the batcher sends again), so
     that is reported as one: nothing was written, and nothing else may be read as its reply.
+    A write on a connected socket goes out without redis-py's task per write (see
+    ``_writes_at_once``).
     """
 
     _reader: Any
@@ -101,9 +105,55 @@ class _ClosedWrites:
 
     async def send_packed_command(self, command: Any, check_health: bool = True) -> None:
         try:
-            await super().send_packed_command(command, check_health)  # type: ignore[misc]
+            if self._writes_at_once(check_health):
+                await self._write(command)
+            else:
+                await super().send_packed_command(command, check_health)  # type: ignore[misc]
         except RuntimeError as error:
             raise RedisConnectionError(f"writing to a closed connection: {error}") from error
+
+    socket_timeout: float | None
+    health_check_interval: float
+
+    def _writes_at_once(self, check_health: bool) -> bool:
+        # redis-py times each write with asyncio.wait_for, a task of its own per command:
+        # most of a small command's cost.  A connected socket takes the bytes at once (the
+        # transport buffers them), so only a full buffer's drain needs the timeout.
+        return (
+            bool(self.socket_timeout)
+            and self.is_connected
+            and not (check_health and self.health_check_interval)
+        )
+
+    async def _write(self, command: Any) -> None:
+        """redis-py's write, timed by a timeout scope around the drain, and only when the
+        transport holds bytes back (a drain of an empty buffer returns at once)."""
+        if isinstance(command, str):
+            command = command.encode()
+        writer = self._writer
+        try:
+            if isinstance(command, bytes):
+                writer.write(command)
+            else:
+                writer.writelines(command)
+            if writer.transport.get_write_buffer_size():
+                async with asyncio.timeout(self.socket_timeout):
+                    await writer.drain()
+            else:
+                await writer.drain()  # raises if the connection was lost
+        except TimeoutError:
+            # Dropped with what it holds: a close would still send the rest, and Redis would
+            # run a command reported as failed.
+            writer.transport.abort()
+            await self.disconnect(nowait=True)  # type: ignore[attr-defined]
+            raise RedisTimeoutError("Timeout writing to socket") from None
+        except OSError as error:
+            await self.disconnect(nowait=True)  # type: ignore[attr-defined]
+            raise RedisConnectionError(f"Error while writing to socket: {error}") from error
+        except BaseException:
+            # A write cut short leaves no way to know what went out: never use it again.
+            await self.disconnect(nowait=True)  # type: ignore[attr-defined]
+            raise
 
 
 class _TcpConnection(_ClosedWrites, TcpConnection):

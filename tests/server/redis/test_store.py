@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import signal
 from types import ModuleType
+from typing import Any
 
 import pytest
 import redis.asyncio as aioredis
@@ -338,3 +340,51 @@ async def test_a_reply_that_answers_no_call_sends_the_batch_again(
         assert await store.current_version(redis_client, room.id) == 1
         assert len(await redis_client.lrange(store.diffs_key(room.id), 0, -1)) == 1
     await batcher.aclose()
+
+
+async def test_commands_on_a_connection_with_a_socket_timeout_start_no_task_each(
+    redis_server: RedisServer,
+) -> None:
+    """redis-py times every write with a task of its own; the server's connections write at
+    once and time only a drain that waits."""
+    client = store.redis_client(f"{redis_server.url}?socket_timeout=5", 2)
+    started: list[object] = []
+    loop = asyncio.get_running_loop()
+    factory = loop.get_task_factory()
+
+    def counting(loop: asyncio.AbstractEventLoop, coroutine: Any, **kwargs: Any) -> Any:
+        started.append(coroutine)
+        if factory is not None:
+            return factory(loop, coroutine, **kwargs)
+        return asyncio.Task(coroutine, loop=loop, **kwargs)
+
+    try:
+        await client.ping()  # connected before counting
+        loop.set_task_factory(counting)
+        for i in range(20):
+            await client.set(f"k{i}", i)
+        assert [int(v) for v in await client.mget([f"k{i}" for i in range(20)])] == [*range(20)]
+        assert started == []
+    finally:
+        loop.set_task_factory(factory)
+        await client.aclose(close_connection_pool=True)
+
+
+async def test_a_write_that_redis_does_not_take_in_time_fails_and_drops_its_connection(
+    redis_server: RedisServer,
+) -> None:
+    client = store.redis_client(f"{redis_server.url}?socket_timeout=0.5", 1)
+    process = redis_server.process
+    assert process is not None
+    try:
+        await client.ping()
+        process.send_signal(signal.SIGSTOP)
+        try:
+            with pytest.raises(redis.exceptions.TimeoutError):
+                await client.set("big", b"x" * 64_000_000)  # more than the sockets buffer
+        finally:
+            process.send_signal(signal.SIGCONT)
+        assert await client.ping()  # on a new connection: nothing of the cut write is read
+        assert await client.exists("big") == 0
+    finally:
+        await client.aclose(close_connection_pool=True)
