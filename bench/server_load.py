@@ -408,10 +408,14 @@ async def play(
 
     async def one_table(table: int) -> None:
         players = [new_guest(), new_guest()]
-        # A game's players share a process (a balancer sticky by room would do that);
-        # spectators spread over every process, so diffs also cross processes.
-        url = ws_urls[table % len(ws_urls)]
-        clients = [await ScriptedPlayer.connect(url, token(p)) for p in players]
+        # A game's players share a process (a balancer sticky by room would do that), or,
+        # with --players-apart, sit on two (one that balances sockets alone); spectators
+        # spread over every process, so diffs also cross processes.
+        apart = 1 if args.players_apart else 0
+        clients = [
+            await ScriptedPlayer.connect(ws_urls[(table + apart * i) % len(ws_urls)], token(p))
+            for i, p in enumerate(players)
+        ]
         spectators = [
             await BenchSpectator.connect(ws_urls[(table + i) % len(ws_urls)], token(new_guest()))
             for i in range(args.spectators)
@@ -822,6 +826,12 @@ def main(argv: list[str] | None = None) -> int:
         help="run the servers under valgrind's callgrind and print the instructions per move "
         "they ran while timed: a count the machine's other load does not change (about 50 "
         "times slower: use a few games, e.g. --games 10 --pace 2)",
+    )
+    parser.add_argument(
+        "--players-apart",
+        action="store_true",
+        help="with --processes 2 or more: a game's two players on different processes, as a "
+        "balancer that is not sticky by room places them (default: on the same one)",
     )
     parser.add_argument(
         "--callgrind-out",

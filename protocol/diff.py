@@ -64,6 +64,54 @@ def apply(doc: PlainData, ops: list[Any]) -> PlainData:
     return doc
 
 
+def apply_copy(doc: PlainData, ops: list[Any]) -> PlainData:
+    """What ``apply`` makes of ``doc``, leaving ``doc`` and every part of it unchanged;
+    raises DiffError.  Only the maps and lists on the operations' paths are copied, so a
+    document that shares parts with others (the rules reuse parts from call to call) can be
+    brought forward for the price of its changes."""
+    owned: set[int] = set()
+    root = _shallow(doc, owned)
+    for op in ops:
+        if not isinstance(op, list) or len(op) < 2 or not isinstance(op[1], list):
+            raise DiffError(f"malformed operation {op!r}")
+        kind, path = op[0], op[1]
+        if not path:
+            if kind != SET or len(op) != 3:
+                raise DiffError(f"only a set may target the root: {op!r}")
+            root = _shallow(_copy(op[2]), owned)
+            continue
+        parent = root
+        for depth, key in enumerate(path[:-1]):
+            child = _walk(parent, [key])
+            if id(child) not in owned:
+                if not isinstance(child, _CONTAINERS):
+                    raise DiffError(f"path {path[: depth + 2]!r} does not fit the document")
+                child = _shallow(child, owned)
+                _set(parent, key, child)
+            parent = child
+        key = path[-1]
+        if kind == SET and len(op) == 3:
+            _set(parent, key, _copy(op[2]))
+        elif kind == DELETE and len(op) == 2:
+            _delete(parent, key)
+        else:
+            raise DiffError(f"unknown operation {op!r}")
+    return root
+
+
+def _shallow(value: PlainData, owned: set[int]) -> PlainData:
+    """A new map or list holding ``value``'s parts (a list for a tuple), noted as ``owned``:
+    one that may be changed; a scalar as it is."""
+    if isinstance(value, dict):
+        copied: PlainData = dict(value)
+    elif isinstance(value, _SEQUENCES):
+        copied = list(value)
+    else:
+        return value
+    owned.add(id(copied))
+    return copied
+
+
 def _diff(old: PlainData, new: PlainData, path: Path, ops: list[Op]) -> None:
     # Types first: True == 1 and 1.0 == 1 in Python, but not on the wire.  Lists and tuples
     # are both msgpack arrays, so they compare as one kind.

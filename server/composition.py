@@ -6,7 +6,7 @@ session secret, each given its collaborators at construction; :func:`start` and 
 run them in order.  Two callbacks point back at parts built later, since the parts need each
 other both ways: a commit tells the lobby, the tournaments and the notifications
 (``RoomService(on_commit=...)``), and a change another process committed tells the room
-service to drop its older copy (``Fanout(on_remote=...)``).  They are closures over the parts
+service to bring its copy forward (``Fanout(on_remote=...)``).  They are closures over the parts
 of the same call, which nothing calls before :func:`start`.  The HTTP handlers read the
 :class:`Runtime` from ``request.app.state.runtime`` (:func:`server.web.runtime_of`).
 Imports redis and the server's services; no Starlette.
@@ -82,8 +82,8 @@ def compose(
     metrics = Metrics()
     connections: set[Connection] = set()
 
-    def on_remote(room_id: str, version: int) -> None:
-        service.forget_older(room_id, version)
+    def on_remote(room_id: str, version: int, frame: bytes | None) -> None:
+        service.follow(room_id, version, frame)
 
     async def on_resubscribed(room_ids: list[str]) -> None:
         for connection in list(connections):

@@ -93,7 +93,7 @@ class Fanout:
         self,
         client: aioredis.Redis,
         process_id: str,
-        on_remote: Callable[[str, int], None] | None = None,
+        on_remote: Callable[[str, int, bytes | None], None] | None = None,
         on_resubscribed: Callable[[list[str]], Coroutine[object, object, None]] | None = None,
         check_every: float = CHECK_EVERY,
         metrics: Metrics | None = None,
@@ -232,7 +232,7 @@ class Fanout:
         log.info("room %s: version %d reached Redis but not this process", room_id, version)
         self._delivered[room_id] = version
         if self._on_remote is not None:
-            self._on_remote(room_id, version)
+            self._on_remote(room_id, version, None)
         for subscriber in tuple(self._rooms.get(room_id, ())):
             subscriber.behind(room_id, version)
 
@@ -280,7 +280,7 @@ class Fanout:
             # sends a publication to every subscriber, its author too), or a later one.
             return
         if self._on_remote is not None:
-            self._on_remote(room_id, version)
+            self._on_remote(room_id, version, data[VERSION_PREFIX.size :])
         if self._metrics is not None:
             self._metrics.relayed += 1
             self._metrics.relayed_bytes += len(data)

@@ -3,7 +3,8 @@
 This is the imperative shell around :func:`server.rooms.decide`.  Rooms are cached per
 process with the document they were read from, so a move costs one Redis round trip (the
 commit script); the script's version check makes the cache safe, since a commit from a stale
-cache fails and the room is read again.  A diff from another process drops the cached room.
+cache fails and the room is read again.  A diff from another process brings the cached room
+forward at its next use (a gap drops it instead).
 Each diff is encoded once and the same bytes go to every socket and into Redis.  A commit
 that changes what the lobby lists leaves the room's mark in the lobby's outbox in the same
 script (:mod:`server.outbox`): the lobby follows from there, and nothing here waits for it.
@@ -32,7 +33,7 @@ from redis.exceptions import (
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from protocol.diff import diff
+from protocol.diff import apply_copy, diff
 from protocol.errors import (
     BusyError,
     RequestId,
@@ -68,12 +69,16 @@ from server.rooms import (
     decide,
     rematch_room,
     room_doc,
+    room_from_doc,
 )
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 CACHE_SIZE = 10_000
+RELAYED_KEPT = 32
+"""Diffs from other processes kept for one cached room at most; past them, the room is read
+again when next used (cheaper than applying a long run of diffs)."""
 COMMIT_ATTEMPTS = 8
 COUNT_EVERY = 1.0
 """Least seconds between two commits of one room's spectator count by one process (and of
@@ -112,6 +117,9 @@ class RoomService:
         self.durability = durability
         """What a commit waits for before it is acknowledged (see server.redis.cluster)."""
         self._cache: OrderedDict[RoomId, Loaded] = OrderedDict()
+        self._relayed: dict[RoomId, list[tuple[int, bytes]]] = {}
+        """Versions and diff frames other processes committed after a cached room, in order,
+        not applied yet: the room's next use applies them (see :meth:`follow`)."""
         self.cluster = is_cluster(client)
         self.batcher = None if self.cluster or durability.replicas else Batcher(client)
         """Commits of one event-loop turn sent as one write; none where a commit must wait
@@ -129,7 +137,7 @@ class RoomService:
 
     async def room(self, room_id: RoomId) -> Loaded:
         """The room, from the cache or Redis; raises UnknownRoomError."""
-        loaded = self._cache.get(room_id)
+        loaded = self.cached(room_id)
         if loaded is not None:
             return loaded
         loaded = await _storage(store.load_room(self.client, room_id))
@@ -141,23 +149,67 @@ class RoomService:
     async def current(self, room_id: RoomId) -> Loaded:
         """The room as Redis has it now: the cached one if no commit came since, else read
         again; raises UnknownRoomError."""
-        cached = self._cache.get(room_id)
+        cached = self.cached(room_id)
         if cached is not None:
             version = await _storage(store.current_version(self.client, room_id))
             if version == cached.room.version:
                 return cached
-            self._cache.pop(room_id, None)
+            self._forget(room_id)
         return await self.room(room_id)
 
     def cached(self, room_id: RoomId) -> Loaded | None:
-        """The room as this process last read or committed it, if it still holds it."""
-        return self._cache.get(room_id)
+        """The room as this process last read or committed it, brought forward by the diffs
+        relayed since, if it still holds it."""
+        loaded = self._cache.get(room_id)
+        if loaded is None or room_id not in self._relayed:
+            return loaded
+        frames = self._relayed.pop(room_id)
+        doc = loaded.doc
+        try:
+            for version, frame in frames:
+                if version <= doc["version"]:
+                    continue  # this process's own commit, heard before its reply came
+                body = store.unpack(frame)
+                if body["version"] != version or version != doc["version"] + 1:
+                    raise ValueError(f"diff {body['version']} after version {doc['version']}")
+                doc = apply_copy(doc, body["ops"])
+            if doc is loaded.doc:
+                return loaded
+            room = room_from_doc(doc)
+        except (ValueError, KeyError, TypeError) as error:
+            log.warning("room %s read again: relayed diffs did not apply (%s)", room_id, error)
+            self._forget(room_id)
+            return None
+        # The whole document Redis keeps may be newer than ``doc_version`` says: this process
+        # then writes its next one a little early, which costs a write and nothing else.
+        loaded = Loaded(room, doc, loaded.doc_version)
+        self._cache[room_id] = loaded
+        return loaded
+
+    def follow(self, room_id: RoomId, version: int, frame: bytes | None) -> None:
+        """Another process committed ``version`` of a room (``frame``: its diff, None when
+        only the version is known).  A cached room one diff behind keeps the diff to apply
+        at its next use, so that a game whose players sit on two processes costs no read of
+        the room per move; after a gap it is dropped, and read again when next used."""
+        loaded = self._cache.get(room_id)
+        if loaded is None:
+            return
+        waiting = self._relayed.get(room_id, [])
+        known = waiting[-1][0] if waiting else loaded.room.version
+        if version <= known:
+            return
+        if frame is None or version != known + 1 or len(waiting) >= RELAYED_KEPT:
+            self._forget(room_id)
+            return
+        self._relayed.setdefault(room_id, []).append((version, frame))
 
     def forget_older(self, room_id: RoomId, version: int) -> None:
         """Drop the cached room if a diff to ``version`` was committed elsewhere."""
-        loaded = self._cache.get(room_id)
-        if loaded is not None and loaded.room.version < version:
-            del self._cache[room_id]
+        self.follow(room_id, version, None)
+
+    def _forget(self, room_id: RoomId) -> None:
+        self._cache.pop(room_id, None)
+        self._relayed.pop(room_id, None)
 
     async def command(
         self,
@@ -185,7 +237,7 @@ class RoomService:
         elif isinstance(command, Claim | Presence | Takeback):
             command = replace(command, now=self.clock())
         for _ in range(COMMIT_ATTEMPTS):
-            loaded = self._cache.get(room_id)  # the usual case, without a coroutine
+            loaded = self.cached(room_id)  # the usual case, without a coroutine
             cached = loaded is not None
             if loaded is None:
                 loaded = await self.room(room_id)
@@ -196,7 +248,7 @@ class RoomService:
                 if cached and sent > loaded.room.version:
                     # The client has seen a version this process's cache has not (a diff from
                     # another process overtook our own commit's reply): read the room again.
-                    self._cache.pop(room_id, None)
+                    self._forget(room_id)
                     continue
                 if ack:
                     done = await _storage(store.find_ack(self.client, room_id, ack))
@@ -256,9 +308,9 @@ class RoomService:
                 return new.version
             if result.duplicate:
                 return result.version
-            current = self._cache.get(room_id)
+            current = self.cached(room_id)
             if current is None or current.room.version != result.version:
-                self._cache.pop(room_id, None)  # someone else committed first: read again
+                self._forget(room_id)  # someone else committed first: read again
             # else another command of this process committed first (a spectator count during
             # a move, say) and the cache holds what it committed: decide again from there.
         raise BusyError("the room kept changing; try again")
@@ -309,7 +361,7 @@ class RoomService:
 
     async def _current_doc(self, room_id: RoomId) -> dict[str, Any]:
         """The room's document as Redis has it now; from the cache when that is current."""
-        cached = self._cache.get(room_id)
+        cached = self.cached(room_id)
         if cached is not None:
             version = await _storage(store.current_version(self.client, room_id))
             if version == cached.room.version:
@@ -341,10 +393,18 @@ class RoomService:
             self.counts.request(room_id)
 
     def _remember(self, loaded: Loaded) -> None:
+        waiting = self._relayed.get(loaded.room.id)
+        if waiting:  # what the room now holds is no longer waiting
+            later = [(v, frame) for v, frame in waiting if v > loaded.room.version]
+            if later:
+                self._relayed[loaded.room.id] = later
+            else:
+                del self._relayed[loaded.room.id]
         self._cache[loaded.room.id] = loaded
         self._cache.move_to_end(loaded.room.id)
         if len(self._cache) > CACHE_SIZE:
-            self._cache.popitem(last=False)
+            dropped, _ = self._cache.popitem(last=False)
+            self._relayed.pop(dropped, None)
 
 
 def _request_text(command: Move | Resign | Abort | Draw | Takeback) -> str:

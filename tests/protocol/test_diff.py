@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from protocol.diff import DiffError, apply, diff
+from protocol.diff import DiffError, apply, apply_copy, diff
 
 ROOT = Path(__file__).resolve().parents[2]
 DIFF_JS = (ROOT / "client_js" / "diff.js").as_uri()
@@ -136,3 +136,37 @@ def test_tuples_diff_like_lists() -> None:
     new = {"cells": (0, 1, 3), "record": ("a", "b")}
     ops = diff(old, new)
     assert ops == [["s", ["cells", 2], 3], ["s", ["record", 1], "b"]]
+
+
+@pytest.mark.parametrize("path", FIXTURES, ids=[p.stem for p in FIXTURES])
+def test_apply_copy_reaches_the_new_document_and_leaves_the_old_one_alone(path: Path) -> None:
+    case = load(path)
+    old = case["old"]
+    untouched = copy.deepcopy(old)
+    assert apply_copy(old, case["ops"]) == case["new"]
+    assert old == untouched
+
+
+def test_apply_copy_changes_no_part_shared_with_other_documents_on_random_data() -> None:
+    """Parts the rules reuse from call to call sit in many documents at once: bringing one
+    document forward must leave every part it shares as it was."""
+    rng = random.Random(9)
+    for _ in range(3000):
+        old = random_doc(rng)
+        new = mutate(rng, old)
+        shared = copy.deepcopy(old)
+        untouched = copy.deepcopy(old)
+        assert apply_copy(shared, diff(old, new)) == new
+        assert shared == untouched
+
+
+def test_apply_copy_takes_tuples_as_lists_and_refuses_what_does_not_fit() -> None:
+    doc = {"cells": (0, 1, 2), "deep": {"list": (1, (2, 3))}}
+    assert apply_copy(doc, [["s", ["cells", 3], 9], ["s", ["deep", "list", 1, 0], 7]]) == {
+        "cells": [0, 1, 2, 9],
+        "deep": {"list": [1, [7, 3]]},
+    }
+    assert doc == {"cells": (0, 1, 2), "deep": {"list": (1, (2, 3))}}
+    for ops in ([["s", ["cells", 0, "x"], 1]], [["d", ["nothing"]]], [["s", ["cells", 5], 1]]):
+        with pytest.raises(DiffError):
+            apply_copy(doc, ops)

@@ -65,15 +65,15 @@ async def test_a_commit_is_told_to_the_lobby_the_tournaments_and_the_notificatio
     assert told == [("lobby", room), ("tournaments", room), ("push", room)]
 
 
-async def test_a_change_from_another_process_makes_the_service_forget_its_older_copy(
+async def test_a_change_from_another_process_is_followed_by_the_service(
     runtime: Runtime, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    forgotten: list[tuple[str, int]] = []
+    followed: list[tuple[str, int, bytes | None]] = []
     monkeypatch.setattr(
         runtime.service,
-        "forget_older",
-        lambda room_id, version: forgotten.append((room_id, version)),
+        "follow",
+        lambda room_id, version, frame: followed.append((room_id, version, frame)),
     )
     on_remote = cast(Any, runtime.fanout)._on_remote
-    on_remote("r1", 4)
-    assert forgotten == [("r1", 4)]
+    on_remote("r1", 4, b"diff")
+    assert followed == [("r1", 4, b"diff")]

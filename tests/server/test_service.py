@@ -148,3 +148,81 @@ async def test_spectators_joining_and_leaving_in_a_burst_cost_two_commits(
     loaded = await store.load_room(redis_client, "r5")
     assert loaded is not None and (loaded.room.version, loaded.room.spectators) == (2, 5)
     await service.aclose()
+
+
+class Watcher:
+    """A socket's stand-in on a room: counts the diffs handed to it."""
+
+    def __init__(self) -> None:
+        self.versions: list[int] = []
+
+    def push(self, room_id: str, version: int, frame: bytes) -> None:
+        self.versions.append(version)
+
+    def behind(self, room_id: str, version: int) -> None:
+        pass
+
+
+async def test_a_game_whose_players_sit_on_two_processes_reads_no_room_per_move(
+    redis_client: aioredis.Redis, ttt: ModuleType, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ann plays through process A, Bob through B: each applies the other's relayed diff to
+    its cached room instead of reading the room again, and both agree with Redis."""
+    await store.create_room(redis_client, new_room("r5", "tictactoe", "", (ANN, BOB)))
+    services: dict[str, RoomService] = {}
+    watchers = {name: Watcher() for name in "ab"}
+    for name in "ab":
+        fanout = Fanout(
+            redis_client,
+            name,
+            lambda room_id, version, frame, name=name: services[name].follow(
+                room_id, version, frame
+            ),
+        )
+        services[name] = RoomService(redis_client, fanout, Metrics(), name)
+        await fanout.start()
+        await fanout.subscribe("r5", watchers[name])
+        await services[name].room("r5")
+    async with asyncio.timeout(5):
+        while not all(s.fanout.is_subscribed("r5") for s in services.values()):
+            await asyncio.sleep(0.01)
+    loads = 0
+    load_room = store.load_room
+
+    async def counting_load_room(client: aioredis.Redis, room_id: str) -> store.Loaded | None:
+        nonlocal loads
+        loads += 1
+        return await load_room(client, room_id)
+
+    monkeypatch.setattr(store, "load_room", counting_load_room)
+    moves = [("a", ANN, "a1"), ("b", BOB, "b1"), ("a", ANN, "a2"), ("b", BOB, "b2")]
+    for version, (name, player, text) in enumerate(moves):
+        assert await services[name].command("r5", Move(player.id, version, text)) == version + 1
+        async with asyncio.timeout(5):  # the other process has heard of it
+            while len(watchers["b" if name == "a" else "a"].versions) < version + 1:
+                await asyncio.sleep(0.01)
+    assert loads == 0
+    stored = await load_room(redis_client, "r5")
+    assert stored is not None and stored.room.record == ("a1", "b1", "a2", "b2")
+    for service in services.values():
+        cached = service.cached("r5")
+        assert cached is not None and cached.room == stored.room
+        await service.fanout.unsubscribe("r5", watchers[service.process_id])
+        await service.fanout.stop()
+
+
+async def test_a_gap_or_an_unreadable_relayed_diff_makes_the_room_read_again(
+    redis_client: aioredis.Redis, ttt: ModuleType
+) -> None:
+    await store.create_room(redis_client, new_room("r6", "tictactoe", "", (ANN, BOB)))
+    service = RoomService(redis_client, Fanout(redis_client, "a"), Metrics(), "a")
+    other = RoomService(redis_client, Fanout(redis_client, "b"), Metrics(), "b")
+    await service.room("r6")
+    await other.command("r6", Move(ANN.id, 0, "a1"))
+    await other.command("r6", Move(BOB.id, 1, "b1"))
+    service.follow("r6", 2, b"a diff that skipped version 1")
+    assert service.cached("r6") is None
+    assert (await service.room("r6")).room.record == ("a1", "b1")
+    service.follow("r6", 3, b"\xc1 not msgpack")
+    assert service.cached("r6") is None  # dropped at its next use, not applied
+    assert (await service.room("r6")).room.version == 2
