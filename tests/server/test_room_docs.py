@@ -4,7 +4,8 @@ Every commit diffs the room's previous document against its next, and clients re
 that diff.  Over seeded random games of every game, mixing moves with the other commands
 (spectators, presence, draw and takeback offers, takebacks, resigning, rematches and the
 rematch's room; timed and untimed), a client's copy that replays each diff must be, byte for
-byte, the document the server holds; and no document may change after it was built (the
+byte, the document the server holds, as must another process's cached copy brought forward
+by the diff (and the room read from it); and no document may change after it was built (the
 rules reuse parts of their data from call to call, so documents share them).
 """
 
@@ -16,7 +17,7 @@ import random
 import msgpack
 import pytest
 
-from protocol.diff import apply, diff
+from protocol.diff import apply, apply_copy, diff
 from protocol.errors import ClientError
 from rules import GAMES
 from rules.api import RulesError
@@ -39,6 +40,7 @@ from server.rooms import (
     new_room,
     rematch_room,
     room_doc,
+    room_from_doc,
 )
 
 ANN = SeatHolder("p:ann", "Ann")
@@ -100,8 +102,13 @@ def test_replaying_each_diff_gives_the_servers_document(name: str, control: str 
             continue
         new = transition.room
         new_doc = room_doc(new)
-        client = apply(client, diff(doc, new_doc))
+        ops = diff(doc, new_doc)
+        client = apply(client, ops)
         assert _packed(client) == _packed(new_doc)
+        # Another process's cached copy, brought forward by the relayed diff.
+        forward = apply_copy(doc, ops)
+        assert _packed(forward) == _packed(new_doc)
+        assert _packed(room_doc(room_from_doc(forward))) == _packed(new_doc)
         built.append((new_doc, _packed(new_doc)))
         room, doc = new, new_doc
         changes += 1
