@@ -68,7 +68,11 @@ EVALUATED_PLIES = 4
 """Plies a playout plays (with the light bias) before it asks the game's ``evaluate``, where
 there is one.  Measured from 0 to 32 plies on a game with the hook (level 1 against random, 60
 games each) the differences stayed within the noise, while every setting won more games
-than the same level without the hook (15 to 26 wins against 12); four keeps playouts cheap."""
+than the same level without the hook (15 to 26 wins against 12); four keeps playouts cheap.
+Osbox's level 1 against random over 200 games won 68 both with 0 plies and with 4: with 0,
+where a push could leave it a closing push the opponent could not take first, it played one
+more often (9 of 11 such turns against 5 of 16, in 30 games), but such turns were no more
+frequent."""
 SAMPLED_AT_ROOT = 256
 """Moves the root considers in a game that draws its moves at random (the sampling hook,
 :class:`rules.api.MoveSampling`) rather than listing tens of thousands of them."""
@@ -89,7 +93,10 @@ class _Node:
     (the root's, and a root child's once its replies have been scanned) and their priors; it
     is listed at the node's first expansion, so leaves cost no move listing, and the move
     popped next is the one with the highest prior.
-    ``key`` is (mover, move), the move as the all-moves-as-first statistics see it.
+    ``key`` is the hash of (mover, move), the move as the all-moves-as-first statistics see
+    it: an int, because the backup looks every child's key up in the moves played below it,
+    and hashing a move there again each time cost more than the rest of the backup (two
+    different moves with the same hash would only share those statistics).
     ``refuted`` marks a root move after which the opponent has a move that wins at once.
     """
 
@@ -112,7 +119,7 @@ class _Node:
         self.move = move
         self.state = state
         self.seat = None if mover is None else _reward_seat(mover, move)
-        self.key = (mover, move)
+        self.key = hash((mover, move))
         self.prior = prior
         self.pending: list[tuple[Any, Any, float]] | None = None
         self.children: list[_Node] = []
@@ -292,7 +299,7 @@ def _refuting_winner(search: _Search, node: _Node) -> Seat | None:
 def _backup(path: list[_Node], reward: Reward, played: list[tuple[Seat, Any]]) -> None:
     """Count a playout's result on every node of ``path`` and, for the children of each,
     on the all-moves-as-first statistics of the moves played below it."""
-    later: set[tuple[Seat | None, Any]] = set(played)
+    later = {hash(key) for key in played}
     for visited in reversed(path):
         visited.visits += 1
         visited.wins += reward if visited.seat is Seat.FIRST else 1.0 - reward

@@ -12,6 +12,10 @@ set of cells of their own previous move (§6).  A group *holds* a base when it c
 cyclically consecutive triangles of it (§8); the mover wins when the group holding the new
 piece(s) holds a set of bases that satisfies the game's formation (§9, §10).
 
+For the bots, the module supplies the optional evaluation hook (:class:`rules.api.Evaluation`):
+:func:`evaluate` values a position by each side's progress towards holding the bases of a
+winning formation, :func:`move_priors` ranks moves by the progress they add or take away.
+
 Decisions (the spec's, §0 and §14, unless said):
 
 * Default formation ``non_adj_3`` (three pairwise non-adjacent bases, {A,E,F} or {B,C,G});
@@ -67,6 +71,7 @@ the centre of base D at the origin):
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TypeAlias
@@ -327,6 +332,55 @@ def winning_group(state: State, seat: Seat) -> frozenset[str] | None:
     return None
 
 
+PROGRESS_SCALE = 3.0
+"""Lead in formation progress (in triangles, one held base being three) at which
+:func:`evaluate` says about 0.76 for the side ahead."""
+
+
+def evaluate(state: State) -> float:
+    """White's prospects in [-1, 1]: the optional hook of :class:`rules.api.Evaluation`.
+
+    Exact once the game is over (1, -1 or 0).  Before, each side's progress towards its
+    nearest winning formation: for each base of the formation, the most of the side's pieces
+    in three consecutive triangles of it that hold none of the opponent's (three holds the
+    base), summed over the formation's bases; a formation with a base the side can no longer
+    hold counts nothing.  tanh maps White's lead over :data:`PROGRESS_SCALE` into (-1, 1).
+    A random playout of Marque lasts about 150 plies, so a search on a move's budget of
+    milliseconds plays only a few; this lets it stop after a few plies and still tell a
+    position that builds towards a formation from one that does not.  Connection between the
+    bases is not counted.
+    """
+    result = state.outcome
+    if result is not None:
+        winner = result.winner
+        return 0.0 if winner is None else 1.0 if winner == Seat.FIRST else -1.0
+    white, black = state.pieces
+    formations = _MINIMAL_WINS[state.options.formation]
+    lead = _progress(white, black, formations) - _progress(black, white, formations)
+    return math.tanh(lead / PROGRESS_SCALE)
+
+
+def move_priors(state: State, moves: Sequence[Move]) -> list[float]:
+    """How promising each move is for the mover (:class:`rules.api.Evaluation`): by the
+    pieces it adds to three consecutive triangles of a base still open to the mover, and
+    takes from the opponent's, over the two pieces a move may place (1 at most)."""
+    seat = state.turn
+    own, opp = state.pieces[seat], state.pieces[1 - seat]
+    priors = []
+    for move in moves:
+        gain = 0
+        for cell in move.cells:
+            if cell < 6 * _BASE_COUNT:
+                shift = cell - cell % 6
+                before = _WINDOW_PROGRESS[own >> shift & 63][opp >> shift & 63]
+                after = _WINDOW_PROGRESS[(own | 1 << cell) >> shift & 63][opp >> shift & 63]
+                blocked = _WINDOW_PROGRESS[opp >> shift & 63][own >> shift & 63]
+                left = _WINDOW_PROGRESS[opp >> shift & 63][(own | 1 << cell) >> shift & 63]
+                gain += max(0, after - before) + max(0, blocked - left)
+        priors.append(min(1.0, gain / 4))
+    return priors
+
+
 def to_data(state: State) -> PlainData:
     """Plain data for storage and drawing; the shape is in the module docstring."""
     seat = to_move(state)
@@ -584,6 +638,57 @@ def _formation_table(name: str) -> tuple[bool, ...]:
 
 
 _WINS: dict[str, tuple[bool, ...]] = {name: _formation_table(name) for name in FORMATIONS}
+
+
+def _minimal_wins(table: tuple[bool, ...]) -> tuple[int, ...]:
+    """The winning sets of bases (7-bit masks) none of whose proper subsets wins."""
+    return tuple(
+        held
+        for held, wins in enumerate(table)
+        if wins and not any(table[held & ~(1 << b)] for b in range(_BASE_COUNT) if held >> b & 1)
+    )
+
+
+_MINIMAL_WINS: dict[str, tuple[int, ...]] = {
+    name: _minimal_wins(_WINS[name]) for name in FORMATIONS
+}
+
+
+def _window_progress(own: int, opp: int) -> int:
+    """A base's progress for the side with triangles ``own`` (six bits) against ``opp``: the
+    most of its pieces in three cyclically consecutive triangles free of the opponent's, -1
+    where every such run holds an opponent's piece."""
+    best = -1
+    for k in range(6):
+        window = sum(1 << (k + i) % 6 for i in range(3))
+        if not window & opp:
+            best = max(best, (window & own).bit_count())
+    return best
+
+
+_WINDOW_PROGRESS: tuple[tuple[int, ...], ...] = tuple(
+    tuple(_window_progress(own, opp) for opp in range(64)) for own in range(64)
+)
+"""_window_progress for every pair of six-bit patterns."""
+
+
+def _progress(own: int, opp: int, formations: tuple[int, ...]) -> int:
+    """The side's progress towards its nearest formation (see :func:`evaluate`)."""
+    per_base = [
+        _WINDOW_PROGRESS[own >> 6 * base & 63][opp >> 6 * base & 63] for base in range(_BASE_COUNT)
+    ]
+    best = 0
+    for formation in formations:
+        total = 0
+        for base in range(_BASE_COUNT):
+            if formation >> base & 1:
+                progress = per_base[base]
+                if progress < 0:
+                    total = -1
+                    break
+                total += progress
+        best = max(best, total)
+    return best
 
 
 def _check_shape(cells: tuple[int, ...], first: bool) -> int:

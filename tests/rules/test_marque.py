@@ -510,3 +510,25 @@ def test_fuzz_well_formed_illegal_moves_raise_illegal_move_error() -> None:
         else:
             assert text in legal
     assert refused > 1000
+
+
+# --- the evaluation hook -------------------------------------------------------------------------
+
+
+def test_evaluate_counts_progress_towards_a_formation_from_whites_side() -> None:
+    """Two of White's triangles in a row on base A (of the formation A, E, F) lead; Black's
+    piece among them takes the lead away, and the same pieces for Black count against."""
+    building = position({"white": ["a1", "a2"], "black": ["s30"], "to_move": "black"})
+    blocked = position({"white": ["a1", "a2"], "black": ["a3", "a6"], "to_move": "white"})
+    mirrored = position({"white": ["s30"], "black": ["a1", "a2"], "to_move": "white"})
+    assert marque.evaluate(building) > 0
+    assert marque.evaluate(blocked) < marque.evaluate(building)
+    assert marque.evaluate(mirrored) == pytest.approx(-marque.evaluate(building))
+
+
+def test_move_priors_favour_a_pair_that_holds_a_base_over_a_square() -> None:
+    state = position({"white": ["a1"], "black": ["s30"], "to_move": "white", "ply": 2})
+    moves = {marque.move_text(move): move for move in marque.legal_moves(state)}
+    chosen = [moves["a2,a3"], moves["a3"], moves["s1"]]
+    holding, single, square = marque.move_priors(state, chosen)
+    assert holding > single > square == 0.0
