@@ -44,6 +44,21 @@ def diff(old: PlainData, new: PlainData) -> list[Op]:
 
 def apply(doc: PlainData, ops: list[Any]) -> PlainData:
     """Replay ``ops`` on ``doc`` in place and return the result; raises DiffError."""
+    return _replay(doc, ops, None)
+
+
+def apply_copy(doc: PlainData, ops: list[Any]) -> PlainData:
+    """What ``apply`` makes of ``doc``, leaving ``doc`` and every part of it unchanged;
+    raises DiffError.  Only the maps and lists on the operations' paths are copied, so a
+    document that shares parts with others (the rules reuse parts from call to call) can be
+    brought forward for the price of its changes."""
+    owned: set[int] = set()
+    return _replay(_shallow(doc, owned), ops, owned)
+
+
+def _replay(doc: PlainData, ops: list[Any], owned: set[int] | None) -> PlainData:
+    """Replay ``ops`` on ``doc``; given ``owned`` (the maps and lists that may be changed),
+    each other one on an operation's path is copied first, and noted there."""
     for op in ops:
         if not isinstance(op, list) or len(op) < 2 or not isinstance(op[1], list):
             raise DiffError(f"malformed operation {op!r}")
@@ -51,9 +66,9 @@ def apply(doc: PlainData, ops: list[Any]) -> PlainData:
         if not path:
             if kind != SET or len(op) != 3:
                 raise DiffError(f"only a set may target the root: {op!r}")
-            doc = _copy(op[2])
+            doc = _copy(op[2]) if owned is None else _shallow(_copy(op[2]), owned)
             continue
-        parent = _walk(doc, path[:-1])
+        parent = _walk(doc, path[:-1]) if owned is None else _walk_owned(doc, path, owned)
         key = path[-1]
         if kind == SET and len(op) == 3:
             _set(parent, key, _copy(op[2]))
@@ -64,39 +79,19 @@ def apply(doc: PlainData, ops: list[Any]) -> PlainData:
     return doc
 
 
-def apply_copy(doc: PlainData, ops: list[Any]) -> PlainData:
-    """What ``apply`` makes of ``doc``, leaving ``doc`` and every part of it unchanged;
-    raises DiffError.  Only the maps and lists on the operations' paths are copied, so a
-    document that shares parts with others (the rules reuse parts from call to call) can be
-    brought forward for the price of its changes."""
-    owned: set[int] = set()
-    root = _shallow(doc, owned)
-    for op in ops:
-        if not isinstance(op, list) or len(op) < 2 or not isinstance(op[1], list):
-            raise DiffError(f"malformed operation {op!r}")
-        kind, path = op[0], op[1]
-        if not path:
-            if kind != SET or len(op) != 3:
-                raise DiffError(f"only a set may target the root: {op!r}")
-            root = _shallow(_copy(op[2]), owned)
-            continue
-        parent = root
-        for depth, key in enumerate(path[:-1]):
-            child = _walk(parent, [key])
-            if id(child) not in owned:
-                if not isinstance(child, _CONTAINERS):
-                    raise DiffError(f"path {path[: depth + 2]!r} does not fit the document")
-                child = _shallow(child, owned)
-                _set(parent, key, child)
-            parent = child
-        key = path[-1]
-        if kind == SET and len(op) == 3:
-            _set(parent, key, _copy(op[2]))
-        elif kind == DELETE and len(op) == 2:
-            _delete(parent, key)
-        else:
-            raise DiffError(f"unknown operation {op!r}")
-    return root
+def _walk_owned(doc: PlainData, path: list[Any], owned: set[int]) -> PlainData:
+    """The parent of ``path``'s last key, as ``_walk`` finds it, copying each map or list on
+    the way that is not ``owned`` yet (into its parent, which is by then)."""
+    parent = doc
+    for depth, key in enumerate(path[:-1]):
+        child = _walk(parent, [key])
+        if id(child) not in owned:
+            if not isinstance(child, _CONTAINERS):
+                raise DiffError(f"path {path[: depth + 2]!r} does not fit the document")
+            child = _shallow(child, owned)
+            _set(parent, key, child)
+        parent = child
+    return parent
 
 
 def _shallow(value: PlainData, owned: set[int]) -> PlainData:

@@ -20,6 +20,19 @@ ANN = SeatHolder("g:ann", "Ann")
 BOB = SeatHolder("g:bob", "Bob")
 
 
+def count_loads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The rooms read from Redis from now on, one entry per read."""
+    loads: list[str] = []
+    load_room = store.load_room
+
+    async def counting_load_room(client: aioredis.Redis, room_id: str) -> store.Loaded | None:
+        loads.append(room_id)
+        return await load_room(client, room_id)
+
+    monkeypatch.setattr(store, "load_room", counting_load_room)
+    return loads
+
+
 async def test_a_move_seen_elsewhere_refreshes_a_stale_cache_instead_of_refusing(
     redis_client: aioredis.Redis, ttt: ModuleType
 ) -> None:
@@ -47,21 +60,13 @@ async def test_two_commands_of_one_process_racing_for_a_room_both_apply_from_the
     await store.create_room(redis_client, new_room("r2", "tictactoe", "", (ANN, BOB)))
     service = RoomService(redis_client, Fanout(redis_client, "a"), Metrics(), "a")
     await service.room("r2")
-    loads = 0
-    load_room = store.load_room
-
-    async def counting_load_room(client: aioredis.Redis, room_id: str) -> store.Loaded | None:
-        nonlocal loads
-        loads += 1
-        return await load_room(client, room_id)
-
-    monkeypatch.setattr(store, "load_room", counting_load_room)
+    loads = count_loads(monkeypatch)
     versions = await asyncio.gather(
         service.command("r2", SetSpectators(3)), service.command("r2", Move(ANN.id, 0, "a1"))
     )
     assert sorted(versions) == [1, 2]
-    assert loads == 0
-    loaded = await load_room(redis_client, "r2")
+    assert loads == []
+    loaded = await store.load_room(redis_client, "r2")
     assert loaded is not None
     assert (loaded.room.version, loaded.room.spectators, loaded.room.record) == (2, 3, ("a1",))
 
@@ -186,23 +191,15 @@ async def test_a_game_whose_players_sit_on_two_processes_reads_no_room_per_move(
     async with asyncio.timeout(5):
         while not all(s.fanout.is_subscribed("r5") for s in services.values()):
             await asyncio.sleep(0.01)
-    loads = 0
-    load_room = store.load_room
-
-    async def counting_load_room(client: aioredis.Redis, room_id: str) -> store.Loaded | None:
-        nonlocal loads
-        loads += 1
-        return await load_room(client, room_id)
-
-    monkeypatch.setattr(store, "load_room", counting_load_room)
+    loads = count_loads(monkeypatch)
     moves = [("a", ANN, "a1"), ("b", BOB, "b1"), ("a", ANN, "a2"), ("b", BOB, "b2")]
     for version, (name, player, text) in enumerate(moves):
         assert await services[name].command("r5", Move(player.id, version, text)) == version + 1
         async with asyncio.timeout(5):  # the other process has heard of it
             while len(watchers["b" if name == "a" else "a"].versions) < version + 1:
                 await asyncio.sleep(0.01)
-    assert loads == 0
-    stored = await load_room(redis_client, "r5")
+    assert loads == []
+    stored = await store.load_room(redis_client, "r5")
     assert stored is not None and stored.room.record == ("a1", "b1", "a2", "b2")
     for service in services.values():
         cached = service.cached("r5")
