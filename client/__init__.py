@@ -122,18 +122,39 @@ def apply_lobby_event(lobby: dict[str, Any], event: dict[str, Any], me: str) -> 
                 lobby["outgoing"].append(challenge)
     elif kind in ("live", "finished"):
         game = event["game"]
+        listed = lobby["live"]
+        count = lobby.get("live_count", len(listed))
+        was_listed = any(g["room_id"] == game["room_id"] for g in listed)
         for name in ("live", "mine"):
             lobby[name] = [g for g in lobby[name] if g["room_id"] != game["room_id"]]
         if kind == "live":
             lobby["live"].append(game)
             if any(p["id"] == me for p in game["players"]):
                 lobby["mine"].append(game)
+        lobby["live_count"] = live_count_after(listed, count, game, kind, was_listed)
     elif kind == "presence":
         lobby["online"] = [p for p in lobby["online"] if p["player"]["id"] != event["player"]]
         if event["presence"] is not None:
             lobby["online"].append(event["presence"])
     else:
         raise FrameError(f"unknown lobby event {kind!r}")
+
+
+def live_count_after(
+    listed: list[dict[str, Any]], count: int, game: dict[str, Any], kind: str, was_listed: bool
+) -> int:
+    """The number of games in play after a ``live`` or ``finished`` event, from the count
+    before it and the list before it (the snapshot lists only the newest games: an update
+    of an older game, not listed, is not a new one; one started after the oldest listed is).
+    """
+    complete = count <= len(listed)
+    if kind == "finished":
+        return max(0, count - 1) if was_listed or not complete else count
+    if was_listed:
+        return count
+    if complete or game["started"] >= min(g["started"] for g in listed):
+        return count + 1
+    return count
 
 
 class Client:

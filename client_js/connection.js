@@ -501,11 +501,15 @@ function applyLobbyEvent(lobby, event, me) {
     case "live":
     case "finished": {
       const game = event.game;
+      const listed = lobby.live;
+      const count = lobby.live_count ?? listed.length;
+      const wasListed = listed.some((g) => g.room_id === game.room_id);
       for (const name of ["live", "mine"]) lobby[name] = lobby[name].filter((g) => g.room_id !== game.room_id);
       if (event.t === "live") {
         lobby.live.push(game);
         if (game.players.some((p) => p.id === me)) lobby.mine.push(game);
       }
+      lobby.live_count = liveCountAfter(listed, count, game, event.t, wasListed);
       break;
     }
     case "presence":
@@ -515,6 +519,19 @@ function applyLobbyEvent(lobby, event, me) {
     default:
       throw new Error(`unknown lobby event ${JSON.stringify(event.t)}`);
   }
+}
+
+/**
+ * The number of games in play after a `live` or `finished` event (the twin of client/__init__.py
+ * live_count_after): the snapshot lists only the newest games, so an update of an older game
+ * that is not listed is not a new one, and one started after the oldest listed is.
+ */
+function liveCountAfter(listed, count, game, kind, wasListed) {
+  const complete = count <= listed.length;
+  if (kind === "finished") return wasListed || !complete ? Math.max(0, count - 1) : count;
+  if (wasListed) return count;
+  if (complete || game.started >= Math.min(...listed.map((g) => g.started))) return count + 1;
+  return count;
 }
 
 /** Words for a close code, for the reconnecting banner. */

@@ -418,6 +418,7 @@ class LobbyService:
             self.clock(),
         )
         await _storage(store.create_room(self.client, room, self.rooms.idle_limits))
+        self._wake.set()  # listed at once: the players' lobbies show the game as it starts
         return room.id
 
     # --- live games, from the outbox ---------------------------------------------------------

@@ -138,11 +138,14 @@ async def test_each_rules_page_opens_with_its_figures(
         nav = page.locator(".rules-nav")
         await nav.get_by_role("link", name=_title(name), exact=True).click()
         await expect(page).to_have_url(re.compile(f"#/rules/{name}$"))
-        article = page.locator(".rules-text")
+        # The page drawn for this name: until it replaces the last one, that one still shows.
+        current = f'.rules-nav a[aria-current="page"][href="#/rules/{name}"]'
+        shown = page.locator(f".rules:has({current})")
+        article = shown.locator(".rules-text")
         await expect(article.locator("h1")).to_be_visible()
         await expect(article).to_have_attribute("aria-busy", "false")
         figures = article.locator("img")
-        assert await figures.count() > 0
+        await expect(figures.first).to_be_attached()
         for index in range(await figures.count()):
             figure = figures.nth(index)
             await figure.scroll_into_view_if_needed()

@@ -205,6 +205,8 @@ async def test_opening_the_site_goes_back_to_the_game_being_played(
     bob_client = await Client.connect(server.ws_url, token_for(bob))
     challenge = await ann_client.challenge("osbox")
     room = await bob_client.accept(challenge["id"])
+    await ann_client.follow_lobby()  # the game is in play: the lobby lists it
+    await ann_client.wait_lobby(lambda lobby: any(g["room_id"] == room for g in lobby["mine"]))
     page = await open_page("/", ann)
     await expect(page).to_have_url(f"{page.url.split('#')[0]}#/room/{room}")
     await expect(page.locator(".player")).to_have_count(2)

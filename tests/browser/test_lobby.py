@@ -120,18 +120,20 @@ async def artifacts_shot(page: object, path: Path) -> None:
 async def test_connection_js_applies_lobby_events_as_the_python_client_does(
     open_page: Opener,
 ) -> None:
-    case = json.loads(LOBBY_EVENTS.read_text())
+    cases = json.loads(LOBBY_EVENTS.read_text())["cases"]
     page = await open_page("/")
-    result = await page.evaluate(
-        """async (c) => {
+    results = await page.evaluate(
+        """async (cases) => {
             const { applyLobbyEvent } = await import("/connection.js");
-            const lobby = structuredClone(c.before);
-            for (const event of c.events) applyLobbyEvent(lobby, event, c.me);
-            return lobby;
+            return cases.map((c) => {
+                const lobby = structuredClone(c.before);
+                for (const event of c.events) applyLobbyEvent(lobby, event, c.me);
+                return lobby;
+            });
         }""",
-        case,
+        cases,
     )
-    assert result == case["after"]
+    assert results == [case["after"] for case in cases]
 
 
 async def test_che_can_be_challenged_with_its_defaults_and_an_unlimited_pool(

@@ -15,11 +15,13 @@ FIXTURE = Path(__file__).resolve().parent / "fixtures" / "lobby_events.json"
 
 
 def test_lobby_events_bring_the_snapshot_to_the_expected_lobby() -> None:
-    case = json.loads(FIXTURE.read_text())
-    lobby = copy.deepcopy(case["before"])
-    for event in case["events"]:
-        apply_lobby_event(lobby, event, case["me"])
-    assert lobby == case["after"]
+    """The second case's snapshot lists only the newest games: its count of games in play
+    follows new games and ended ones, not updates of older games it does not list."""
+    for case in json.loads(FIXTURE.read_text())["cases"]:
+        lobby = copy.deepcopy(case["before"])
+        for event in case["events"]:
+            apply_lobby_event(lobby, event, case["me"])
+        assert lobby == case["after"]
 
 
 def test_an_unknown_lobby_event_is_refused() -> None:
