@@ -407,12 +407,21 @@ def _info(conn: socket.socket, section: str) -> bytes:
     conn.sendall(f"INFO {section}\r\n".encode())
     head = b""
     while not head.endswith(b"\r\n"):
-        head += conn.recv(1)
+        head += _received(conn, 1)
     size = int(head[1:-2]) + 2
     body = b""
     while len(body) < size:
-        body += conn.recv(size - len(body))
+        body += _received(conn, size - len(body))
     return body
+
+
+def _received(conn: socket.socket, most: int) -> bytes:
+    """Up to ``most`` bytes; raises if Redis closed the connection (``recv`` would answer
+    nothing, at once, forever)."""
+    data = conn.recv(most)
+    if not data:
+        raise TopologyError("redis-server closed the connection")
+    return data
 
 
 def _children(pid: int) -> list[int]:
