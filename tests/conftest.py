@@ -6,12 +6,16 @@ a Redis that happens to run on the machine, and a test can restart it to prove p
 
 from __future__ import annotations
 
+import asyncio
 import importlib.util
 import os
 import shutil
-from collections.abc import AsyncIterator, Iterator
+import sys
+import threading
+from collections.abc import AsyncIterator, Generator, Iterator
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
 import redis.asyncio as aioredis
@@ -19,6 +23,10 @@ import redis.asyncio as aioredis
 from server.redis.embedded_redis import EmbeddedRedis
 
 ROOT = Path(__file__).resolve().parent.parent
+HANG_REPORT_SECONDS = 240.0
+"""A test still running after this long prints every task of the tests' event loop, where
+it waits: the stacks pytest-timeout prints (at 300 s, pyproject.toml) show only threads, and
+an awaiting test's thread shows only the loop's poll."""
 
 
 def package_setup() -> ModuleType:
@@ -89,3 +97,44 @@ def pytest_configure(config: pytest.Config) -> None:
     # Child processes (the server under test, the CLI) must not inherit a REDIS_URL that would
     # point them at a Redis the tests do not own.
     os.environ.pop("REDIS_URL", None)
+
+
+class _SessionLoop:
+    """The event loop every async test and fixture runs in (the session's, pyproject.toml)."""
+
+    loop: asyncio.AbstractEventLoop | None = None
+
+
+@pytest.fixture(scope="session", autouse=True)
+async def _session_loop() -> None:
+    _SessionLoop.loop = asyncio.get_running_loop()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
+    timer = threading.Timer(HANG_REPORT_SECONDS, _report_tasks, args=(item.nodeid,))
+    timer.daemon = True
+    timer.start()
+    try:
+        yield
+    finally:
+        timer.cancel()
+
+
+def _report_tasks(test: str) -> None:
+    loop = _SessionLoop.loop
+    if loop is not None and loop.is_running():
+        loop.call_soon_threadsafe(_print_tasks, test)
+
+
+def _print_tasks(test: str) -> None:
+    print(f"\n{test} still runs after {HANG_REPORT_SECONDS:.0f} s; its tasks:", file=sys.stderr)
+    for task in asyncio.all_tasks():
+        print(f"{task.get_name()}:", file=sys.stderr)
+        awaiting: Any = task.get_coro()
+        while awaiting is not None:  # the coroutines it waits in, outermost first
+            frame = getattr(awaiting, "cr_frame", None) or getattr(awaiting, "ag_frame", None)
+            if frame is not None:
+                code = frame.f_code
+                print(f"  {code.co_filename}:{frame.f_lineno} {code.co_name}", file=sys.stderr)
+            awaiting = getattr(awaiting, "cr_await", None) or getattr(awaiting, "ag_await", None)
