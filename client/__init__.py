@@ -203,10 +203,12 @@ class Client:
     async def close(self) -> None:
         await self.socket.close()
         self._reader.cancel()
-        try:
-            await self._reader
-        except (asyncio.CancelledError, ConnectionClosed):
-            pass
+        # Waited for, not awaited: catching the reader's CancelledError would also swallow a
+        # cancel of this close, and the task closing the client would run on as if never
+        # cancelled.
+        await asyncio.wait([self._reader])
+        if not self._reader.cancelled() and (error := self._reader.exception()) is not None:
+            raise error
 
     @property
     def closed(self) -> bool:

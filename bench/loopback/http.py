@@ -10,6 +10,9 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
+REQUEST_SECONDS = 30.0
+"""The longest one request may take, from connecting to the end of its answer."""
+
 
 @dataclass
 class Answer:
@@ -46,15 +49,15 @@ async def request(
         *(f"{name}: {value}" for name, value in (headers or {}).items()),
     ]
     local = None if source is None else (source, 0)
-    reader, writer = await asyncio.open_connection(parts.hostname, parts.port, local_addr=local)
-    try:
-        writer.write(("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + (raw or b""))
-        await writer.drain()
-        async with asyncio.timeout(30):
+    async with asyncio.timeout(REQUEST_SECONDS):
+        reader, writer = await asyncio.open_connection(parts.hostname, parts.port, local_addr=local)
+        try:
+            writer.write(("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + (raw or b""))
+            await writer.drain()
             response = await reader.read()
-    finally:
-        writer.close()
-        await writer.wait_closed()
+        finally:
+            writer.close()
+            await writer.wait_closed()
     head, _, content = response.partition(b"\r\n\r\n")
     status_line, *header_lines = head.decode("latin-1").split("\r\n")
     found: dict[str, str] = {}
