@@ -532,6 +532,13 @@ _FREE_FACE = tuple(
 key, and, for each axis above a position, the code of what rests there to that face's bit
 (2, 4, 8) when it is free."""
 _DATA_OWNERS = bytes.maketrans(bytes((EMPTY, WHITE, BLUE)), DATA_OWNERS.encode())
+_NOT_AN_OWNER = b"\xff"
+_OWNERS_OF_TEXT = bytes(
+    DATA_OWNERS.find(chr(code)) if chr(code) in DATA_OWNERS else _NOT_AN_OWNER[0]
+    for code in range(256)
+)
+"""The inverse of ``_DATA_OWNERS``: each owner's character to its code, any other byte to
+``_NOT_AN_OWNER``."""
 """``bytes.translate`` table: owner code to its letter in ``to_data``'s board text."""
 
 
@@ -814,9 +821,15 @@ def _key_from_text(text: str, size: int) -> bytes:
 
 
 def _board_from_text(text: str, size: int) -> bytes:
-    if len(text) != trigrid.tetrahedral(size) or set(text) - set(DATA_OWNERS):
+    # By bytes.translate, not a character at a time: a room read back from its document
+    # parses every repetition key since the last add, a board each.
+    try:
+        board = text.encode("ascii").translate(_OWNERS_OF_TEXT)
+    except UnicodeEncodeError:
+        board = _NOT_AN_OWNER
+    if len(board) != trigrid.tetrahedral(size) or _NOT_AN_OWNER in board:
         raise ValueError(f"bad board text {text!r}")
-    return bytes(DATA_OWNERS.index(ch) for ch in text)
+    return board
 
 
 def _position(t: _Tables, label: str) -> int:
