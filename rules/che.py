@@ -488,8 +488,8 @@ EVALUATED_PLIES = 0
 """Plies a search's playouts play before they ask :func:`evaluate` (see
 :func:`rules.api.evaluated_plies`): none, because a random pair of tiles usually leaves the
 opponent a region to close, so a few random plies tell less than the evaluation of the
-position itself.  Level 3 against level 2 (python -m bench.bot_matches che --matches L3-L2,
-20 games with seed 1, 40 with seed 2) scored 52 of 60 with 0 plies and 36 of 60 with the
+position itself.  Level 3 against level 2 (the L3-L2 match of python -m bench.bot_matches che,
+20 games with seed 1 and 40 with seed 2) scored 52 of 60 with 0 plies and 36 of 60 with the
 search's default of 4."""
 WIN_AT_HAND = 0.9
 """:func:`evaluate`'s value for the mover when a region of its colour lacks no more tiles than
@@ -518,7 +518,8 @@ def evaluate(state: State) -> float:
     the sum into (-1, 1).  Random play leaves a region closable nearly every turn, so a
     search that plays random games learns little from them; this says which moves leave one.
     Under the New Rules (§10) a closed region wins for the other colour, so a region is
-    counted for that colour; the limits on area and extent are not looked at.
+    counted for that colour; the limits on area and extent are not looked at.  A turn that
+    moves a tile (§9) counts as placing one.
     """
     result = state.outcome
     if result is not None:
