@@ -13,9 +13,10 @@ siblings in the tree, which helps the placement games most.
 
 A game that supplies the optional evaluation hook (:class:`rules.api.Evaluation`) is searched
 by the same algorithm with two changes: its playouts stop after :data:`EVALUATED_PLIES` plies
-and the position reached is valued by its ``evaluate`` (a playout's result is then a value in
-[0, 1] rather than a win or a loss), and its ``move_priors`` order the moves a node expands and
-bias the selection towards the promising ones while their visits are few (progressive bias).
+(or as many as the game sets: none for Che) and the position reached is valued by its
+``evaluate`` (a playout's result is then a value in [0, 1] rather than a win or a loss), and
+its ``move_priors`` order the moves a node expands and bias the selection towards the
+promising ones while their visits are few (progressive bias).
 A game that supplies the optional sampling hook (:class:`rules.api.MoveSampling`, Che with
 three or more tiles a turn) is searched without its move lists: the root and each node consider
 a few hundred or a few dozen moves drawn at random, and a playout's candidates are drawn.
@@ -32,7 +33,14 @@ from collections.abc import Callable
 from typing import Any
 
 from bots.levels import Level, find_level
-from rules.api import GameRules, Seat, evaluator, move_prioritiser, move_sampler
+from rules.api import (
+    GameRules,
+    Seat,
+    evaluated_plies,
+    evaluator,
+    move_prioritiser,
+    move_sampler,
+)
 from rules.pie import is_swap
 
 EXPLORATION = 0.7
@@ -133,12 +141,13 @@ class _Node:
 class _Search:
     """The game and what the search asks of it, looked up once per move chosen."""
 
-    __slots__ = ("game", "rng", "evaluate", "priors", "sample")
+    __slots__ = ("game", "rng", "evaluate", "evaluated_plies", "priors", "sample")
 
     def __init__(self, game: GameRules, rng: random.Random) -> None:
         self.game = game
         self.rng = rng
         self.evaluate = evaluator(game)
+        self.evaluated_plies = evaluated_plies(game, EVALUATED_PLIES)
         self.priors = move_prioritiser(game)
         self.sample = move_sampler(game)
 
@@ -345,7 +354,8 @@ def _playout(search: _Search, state: Any, played: list[tuple[Seat, Any]]) -> Rew
     :data:`SCORED_TRIES` where the game keeps a score during play) and plays the first that
     wins at once, else the one that gains its mover the most points, preferring moves that
     neither end the game in a draw nor lose it.  Appends each (mover, move) to ``played``.
-    A game with ``evaluate`` stops after :data:`EVALUATED_PLIES` plies and is valued by it.
+    A game with ``evaluate`` stops after :data:`EVALUATED_PLIES` plies (or the number the game
+    sets, see :func:`rules.api.evaluated_plies`) and is valued by it.
     """
     game = search.game
     legal_moves, play, to_move, scores = game.legal_moves, game.play, game.to_move, game.scores
@@ -353,7 +363,7 @@ def _playout(search: _Search, state: Any, played: list[tuple[Seat, Any]]) -> Rew
     record = played.append
     evaluate = search.evaluate
     sample = search.sample
-    plies = PLAYOUT_PLIES if evaluate is None else EVALUATED_PLIES
+    plies = PLAYOUT_PLIES if evaluate is None else search.evaluated_plies
     least_tries = SCORED_TRIES if scores(state) is not None else 1
     for _ in range(plies):
         mover = to_move(state)

@@ -134,7 +134,9 @@ class Evaluation(Protocol):
     (nearly every random game of Osbox ends 0-0).  With ``evaluate`` it stops its playouts early
     and asks for the value of the position reached; with ``move_priors`` it tries the moves
     ranked high first.  Both are pure, deterministic functions of their arguments (no
-    randomness, no clock) that leave the position as it was.
+    randomness, no clock) that leave the position as it was.  A module may also set
+    ``EVALUATED_PLIES``, the plies a playout plays before it asks ``evaluate``, where a few
+    random plies blur what its evaluation sees (see :func:`evaluated_plies`).
     """
 
     def evaluate(self, state: Any) -> float:
@@ -176,6 +178,13 @@ def evaluator(game: object) -> Callable[[Any], float] | None:
     """The game module's ``evaluate`` (see :class:`Evaluation`), or None if it has none."""
     function = getattr(game, "evaluate", None)
     return function if callable(function) else None
+
+
+def evaluated_plies(game: object, default: int) -> int:
+    """The plies a playout plays before it asks the game's ``evaluate``: the module's own
+    ``EVALUATED_PLIES`` where it sets one (see :class:`Evaluation`), else ``default``."""
+    plies = getattr(game, "EVALUATED_PLIES", None)
+    return plies if isinstance(plies, int) and plies >= 0 else default
 
 
 def move_prioritiser(game: object) -> Callable[[Any, Sequence[Any]], Sequence[float]] | None:

@@ -649,3 +649,33 @@ def test_adjacent_triples_are_checked_in_the_order_written() -> None:
     assert after.last_move == f"{last},{middle},{first}"
     replayed = che.play(state, che.parse_move(state, after.last_move))
     assert tile_texts(replayed) == tile_texts(after)
+
+
+# --- the evaluation hook --------------------------------------------------------------------
+
+LIGHT_ABOUT_TO_CLOSE = [["d", 0, 0], ["c", 1, 0], ["c", 0, 1]]
+"""Three Dark-dominant tiles cap the Light vertex (1,1): a tile on (1,1) that caps it too
+closes a Light region (§6.3)."""
+COLOUR_MIRROR = {"a": "c", "b": "d", "c": "a", "d": "b"}
+"""Each letter to the one with the same band and the other colours (§2.2)."""
+
+
+def test_evaluate_favours_the_side_that_can_close_a_region_and_mirrors_with_the_colours() -> None:
+    light_to_move = position(LIGHT_ABOUT_TO_CLOSE, turn=5)
+    dark_to_move = position(LIGHT_ABOUT_TO_CLOSE, turn=4)
+    assert che.evaluate(light_to_move) > che.evaluate(dark_to_move) > 0
+    mirrored = [[COLOUR_MIRROR[letter], x, y] for letter, x, y in LIGHT_ABOUT_TO_CLOSE]
+    assert che.evaluate(position(mirrored, turn=4)) == -che.evaluate(light_to_move)
+    assert che.evaluate(position(mirrored, turn=5)) == -che.evaluate(dark_to_move)
+
+
+def test_evaluate_prefers_the_tile_that_leads_a_threatened_region_into_open_space() -> None:
+    """A Dark-dominant tile on (1,1) would cap the Light vertex and close it; the Light band
+    of ``a`` there joins the vertex to (2,2), with three empty cells around it; a pair of
+    tiles elsewhere leaves the vertex one tile from closing."""
+    state = position(LIGHT_ABOUT_TO_CLOSE)
+    other = "b(0,-1)"
+    spoiled = che.play(state, che.parse_move(state, f"a(1,1),{other}"))
+    ignored = che.play(state, che.parse_move(state, f"b(-1,0),{other}"))
+    assert che.outcome(spoiled) is None and che.outcome(ignored) is None
+    assert che.evaluate(spoiled) < che.evaluate(ignored)
