@@ -229,6 +229,9 @@ async def test_a_player_waiting_on_the_site_is_taken_to_each_rounds_game(
     await expect(page.locator(".lobby h1")).to_have_text("Lobby")
     notice = page.locator("#round-notice")
     await expect(notice).to_be_hidden()
+    # Waiting on the site: the page holds the lobby before the round starts (a snapshot taken
+    # after it would list the new game as one already known, and announce nothing).
+    await page.wait_for_function("window.browneGames.connection.lobby !== null")
     now[0] += 700
     await service.step()
     # Between rounds Ann waits on the tournaments page, then plays a casual game.
