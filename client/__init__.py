@@ -38,6 +38,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
+import math
 import urllib.request
 from collections import deque
 from collections.abc import Callable
@@ -152,7 +153,9 @@ def live_count_after(
         return max(0, count - 1) if was_listed or not complete else count
     if was_listed:
         return count
-    if complete or game["started"] >= min(g["started"] for g in listed):
+    # Nothing listed but games counted (the listed ones ended): as for an older game.
+    oldest_listed = min((g["started"] for g in listed), default=math.inf)
+    if complete or game["started"] >= oldest_listed:
         return count + 1
     return count
 

@@ -530,7 +530,9 @@ function liveCountAfter(listed, count, game, kind, wasListed) {
   const complete = count <= listed.length;
   if (kind === "finished") return wasListed || !complete ? Math.max(0, count - 1) : count;
   if (wasListed) return count;
-  if (complete || game.started >= Math.min(...listed.map((g) => g.started))) return count + 1;
+  // Nothing listed but games counted (the listed ones ended): as for an older game.
+  const oldestListed = Math.min(...listed.map((g) => g.started)); // Infinity when none
+  if (complete || game.started >= oldestListed) return count + 1;
   return count;
 }
 
