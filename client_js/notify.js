@@ -35,7 +35,10 @@ async function notifyInTab(notice) {
   const options = { body: notice.body, tag: notice.tag, renotify: true, data: { url: notice.url } };
   const registration = await navigator.serviceWorker?.getRegistration?.("/");
   if (registration !== undefined && registration !== null) {
-    await registration.showNotification(notice.title, options);
+    // A worker still installing cannot show it yet (showNotification would refuse it): the
+    // notice waits until the worker is active, which is soon.
+    const active = registration.active !== null ? registration : await navigator.serviceWorker.ready;
+    await active.showNotification(notice.title, options);
     return;
   }
   const shown = new Notification(notice.title, options);
