@@ -532,6 +532,7 @@ _FREE_FACE = tuple(
 key, and, for each axis above a position, the code of what rests there to that face's bit
 (2, 4, 8) when it is free."""
 _DATA_OWNERS = bytes.maketrans(bytes((EMPTY, WHITE, BLUE)), DATA_OWNERS.encode())
+"""``bytes.translate`` table: owner code to its letter in ``to_data``'s board text."""
 _NOT_AN_OWNER = b"\xff"
 _OWNERS_OF_TEXT = bytes(
     DATA_OWNERS.find(chr(code)) if chr(code) in DATA_OWNERS else _NOT_AN_OWNER[0]
@@ -539,7 +540,6 @@ _OWNERS_OF_TEXT = bytes(
 )
 """The inverse of ``_DATA_OWNERS``: each owner's character to its code, any other byte to
 ``_NOT_AN_OWNER``."""
-"""``bytes.translate`` table: owner code to its letter in ``to_data``'s board text."""
 
 
 def from_data(data: PlainData) -> State:
