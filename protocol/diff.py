@@ -51,7 +51,9 @@ def apply_copy(doc: PlainData, ops: list[Any]) -> PlainData:
     """What ``apply`` makes of ``doc``, leaving ``doc`` and every part of it unchanged;
     raises DiffError.  Only the maps and lists on the operations' paths are copied, so a
     document that shares parts with others (the rules reuse parts from call to call) can be
-    brought forward for the price of its changes."""
+    brought forward for the price of its changes.  The result shares the values the
+    operations set, too (tuples stay tuples): a document made this way is changed only by
+    ``apply_copy`` again, which copies whatever it changes."""
     owned: set[int] = set()
     return _replay(_shallow(doc, owned), ops, owned)
 
@@ -66,12 +68,12 @@ def _replay(doc: PlainData, ops: list[Any], owned: set[int] | None) -> PlainData
         if not path:
             if kind != SET or len(op) != 3:
                 raise DiffError(f"only a set may target the root: {op!r}")
-            doc = _copy(op[2]) if owned is None else _shallow(_copy(op[2]), owned)
+            doc = _copy(op[2]) if owned is None else _shallow(op[2], owned)
             continue
         parent = _walk(doc, path[:-1]) if owned is None else _walk_owned(doc, path, owned)
         key = path[-1]
         if kind == SET and len(op) == 3:
-            _set(parent, key, _copy(op[2]))
+            _set(parent, key, _copy(op[2]) if owned is None else op[2])
         elif kind == DELETE and len(op) == 2:
             _delete(parent, key)
         else:

@@ -76,6 +76,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
+from itertools import compress
+from operator import ne
 from typing import TypeAlias
 
 from rules import pie
@@ -419,20 +421,7 @@ def to_data(state: State) -> PlainData:
     t = _tables(state.options.size)
     board = state.board
     result = state.result
-    last = _last_target(t, state.last)
-    # Each position's entry key: owner code, the faces nothing rests on (bit mask) and the
-    # last-cube flag.  Index len(board) of ``padded`` is the empty "above" of the top level.
-    # The terms come from bytes.translate: owner << 4, and 2, 4, 8 for a free face.
-    padded = board + b"\0"
-    free_a = padded.translate(_FREE_FACE[0])
-    free_b = padded.translate(_FREE_FACE[1])
-    free_c = padded.translate(_FREE_FACE[2])
-    keys = [
-        owner + free_a[a] + free_b[b] + free_c[c] if owner else 0
-        for owner, (a, b, c) in zip(board.translate(_OWNER_KEY), t.tops, strict=True)
-    ]
-    if last is not None:
-        keys[last] |= 1
+    keys = _position_keys(t, state)
     positions = list(map(dict.get, t.entries, keys))
     if not all(positions):  # an entry not built yet (entries are never empty)
         positions = [found or t.entry(p, keys[p]) for p, found in enumerate(positions)]
@@ -443,27 +432,121 @@ def to_data(state: State) -> PlainData:
         "size": state.options.size,
         "board": board.translate(_DATA_OWNERS).decode(),
         "supply": list(state.supply),
-        "to_move": None if state.turn is None else SEAT_NAMES[state.turn],
+        "to_move": _turn_name(state),
         "ply": state.ply,
         "last": state.last or None,
         "passes": state.passes,
         "history": list(_history_texts(state)),
-        "outcome": None
-        if result is None
-        else {
-            "winner": None if result.winner is None else SEAT_NAMES[result.winner],
-            "reason": result.reason,
-        },
+        "outcome": _outcome_data(state),
         "seats": list(SEAT_NAMES),
         "scores": None,
         "radius": 1.0,
         "positions": positions,
         "legal": legal if len(legal) <= LEGAL_LIMIT else None,
         "legal_blocks": None if len(legal) <= LEGAL_LIMIT else _blocks(t, state, state.turn),
-        "premoves": [] if state.turn is None else _blocks(t, state, _OTHER[state.turn]),
+        "premoves": _premoves(t, state),
         "frame": t.frame,
         "explanation": None if result is None else _explanation(t, state),
     }
+
+
+def data_changes(before: State, after: State, before_data: PlainData) -> list[PlainData]:
+    """The operations that turn ``before_data`` (``to_data(before)``) into ``to_data(after)``:
+    the optional hook of :class:`rules.api.DataChanges`.
+
+    The fields and the positions' looks are compared as the states hold them, not as two
+    documents, and only the parts that differ are built; the move lists, which change with
+    nearly every move, are built for ``after`` and compared with the old data's.
+    """
+    if before.options != after.options:
+        return [["s", [], to_data(after)]]
+    t = _tables(after.options.size)
+    ops: list[PlainData] = []
+    if before.board != after.board:
+        ops.append(["s", ["board"], after.board.translate(_DATA_OWNERS).decode()])
+    if before.supply != after.supply:
+        ops.append(["s", ["supply"], list(after.supply)])
+    if before.turn != after.turn:
+        ops.append(["s", ["to_move"], _turn_name(after)])
+    if before.ply != after.ply:
+        ops.append(["s", ["ply"], after.ply])
+    if before.last != after.last:
+        ops.append(["s", ["last"], after.last or None])
+    if before.passes != after.passes:
+        ops.append(["s", ["passes"], after.passes])
+    if before.history != after.history:
+        old: list[str] = before_data["history"]
+        new = _history_texts(after)
+        kept = len(old)
+        if len(new) > kept and list(new[:kept]) == old:  # the usual move: one key more
+            ops.extend(["s", ["history", i], new[i]] for i in range(kept, len(new)))
+        else:
+            ops.append(["s", ["history"], list(new)])
+    if before.result != after.result:
+        ops.append(["s", ["outcome"], _outcome_data(after)])
+        explained = None if after.result is None else _explanation(t, after)
+        ops.append(["s", ["explanation"], explained])
+    old_keys = _position_keys(t, before)
+    new_keys = _position_keys(t, after)
+    for p in compress(range(len(new_keys)), map(ne, old_keys, new_keys)):
+        was, now = t.entry(p, old_keys[p]), t.entry(p, new_keys[p])
+        for name in _ENTRY_LOOKS:
+            if was[name] != now[name]:
+                ops.append(["s", ["positions", p, name], now[name]])
+    legal = _legal_texts(t, after)
+    listed = legal if len(legal) <= LEGAL_LIMIT else None
+    if listed != before_data["legal"]:
+        ops.append(["s", ["legal"], listed])
+    blocks = None if listed is not None else _blocks(t, after, after.turn)
+    if blocks != before_data["legal_blocks"]:
+        ops.append(["s", ["legal_blocks"], blocks])
+    premoves = _premoves(t, after)
+    if premoves != before_data["premoves"]:
+        ops.append(["s", ["premoves"], premoves])
+    return ops
+
+
+_ENTRY_LOOKS = ("owner", "faces", "last")
+"""The parts of a ``positions`` entry that a move can change (see ``_Tables.entry``)."""
+
+
+def _position_keys(t: _Tables, state: State) -> list[int]:
+    """Each position's entry key (see ``_Tables.entry``): owner code, the faces nothing rests
+    on (bit mask) and the last-cube flag.  Index len(board) of ``padded`` is the empty "above"
+    of the top level; the terms come from bytes.translate: owner << 4, and 2, 4, 8 for a free
+    face."""
+    board = state.board
+    padded = board + b"\0"
+    free_a = padded.translate(_FREE_FACE[0])
+    free_b = padded.translate(_FREE_FACE[1])
+    free_c = padded.translate(_FREE_FACE[2])
+    keys = [
+        owner + free_a[a] + free_b[b] + free_c[c] if owner else 0
+        for owner, (a, b, c) in zip(board.translate(_OWNER_KEY), t.tops, strict=True)
+    ]
+    last = _last_target(t, state.last)
+    if last is not None:
+        keys[last] |= 1
+    return keys
+
+
+def _turn_name(state: State) -> str | None:
+    return None if state.turn is None else SEAT_NAMES[state.turn]
+
+
+def _outcome_data(state: State) -> PlainData:
+    result = state.result
+    if result is None:
+        return None
+    return {
+        "winner": None if result.winner is None else SEAT_NAMES[result.winner],
+        "reason": result.reason,
+    }
+
+
+def _premoves(t: _Tables, state: State) -> list[PlainData]:
+    """The moves the seat that waits could make on this board, as blocks."""
+    return [] if state.turn is None else _blocks(t, state, _OTHER[state.turn])
 
 
 def _blocks(t: _Tables, state: State, seat: Seat | None) -> list[PlainData]:

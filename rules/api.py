@@ -63,7 +63,8 @@ class GameRules(Protocol):
     (see :mod:`rules.pie`).
 
     A module may also supply the optional evaluation hook, :class:`Evaluation`: a value for
-    the positions where a search stops looking, and priors to order moves by.
+    the positions where a search stops looking, and priors to order moves by; and the
+    describing hook, :class:`DataChanges`: what a move changed in ``to_data``.
     """
 
     NAME: str
@@ -166,6 +167,31 @@ class MoveSampling(Protocol):
         over the list; None where listing the moves is cheap (or the game is over), and the
         search lists them as for any game.  The conformance test checks that every move
         drawn is one of :meth:`GameRules.legal_moves`."""
+
+
+class DataChanges(Protocol):
+    """The optional describing hook: what a change of position changed in ``to_data``, found
+    from what changed instead of by building the whole data again and comparing it with the
+    last (the server describes every move to every watcher this way).
+
+    The operations are those of ``protocol/diff.py``, as plain lists: ``["s", path, value]``
+    sets the value at ``path`` (a list of map keys and list indexes; in a list, the index equal
+    to its length appends) and ``["d", path]`` deletes a map key or cuts a list at an index.
+    """
+
+    def data_changes(self, before: Any, after: Any, before_data: PlainData) -> list[list[Any]]:
+        """Operations that turn ``before_data``, which is ``to_data(before)`` (or an equal copy
+        read back from storage), into data equal to ``to_data(after)``; none when they are
+        equal.  ``before`` and ``after`` are any two states of the same options, not only a
+        position and the next.  Values in the operations may be parts the module shares from
+        call to call: nobody may change them.  The conformance test replays the operations over
+        whole random games and takebacks."""
+
+
+def data_differ(game: object) -> Callable[[Any, Any, PlainData], list[list[Any]]] | None:
+    """The game module's ``data_changes`` (see :class:`DataChanges`), or None if it has none."""
+    function = getattr(game, "data_changes", None)
+    return function if callable(function) else None
 
 
 def move_sampler(game: object) -> Callable[[Any, random.Random], Any | None] | None:

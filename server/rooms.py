@@ -8,10 +8,11 @@ room + events, or a ClientError and nothing changes.  Each command (move, resign
 draw, takeback, rematch, spectator count, timeout, idle, presence, claim) is a command class
 and a handler in ``HANDLERS``; the clock (lobby.clocks) is part of the room, charged at the commit
 time the service passes.  :func:`idle_deadline` says when a game that sees no move ends.
-:func:`room_doc` is the plain data clients see and diffs are taken of; :func:`room_from_doc`
-reads it back.  Names no game: everything goes through ``rules.find_game``.  Imports rules,
-lobby.challenges (the rematch id), lobby.clocks and protocol.errors; no I/O.  Built with mypyc
-(setup.py), since every move runs :func:`decide` and :func:`room_doc`.
+:func:`room_doc` is the plain data clients see, :func:`room_changes` what a commit changed
+in it (the diff), and :func:`room_from_doc` reads it back.  Names no game: everything goes
+through ``rules.find_game``.  Imports rules, lobby.challenges (the rematch id), lobby.clocks,
+protocol.errors and protocol.diff; no I/O.  Built with mypyc (setup.py), since every move runs
+:func:`decide` and :func:`room_changes`.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from typing import Any, TypeAlias
 
 from lobby import clocks
 from lobby.challenges import rematch_id
+from protocol.diff import Op, apply_copy, diff
 from protocol.errors import (
     BadOptionsError,
     BadRequestError,
@@ -38,7 +40,7 @@ from protocol.errors import (
     UnknownGameError,
 )
 from rules import find_game
-from rules.api import GameRules, OptionsError, Outcome, Seat
+from rules.api import GameRules, OptionsError, Outcome, PlainData, Seat, data_differ
 from rules.pie import is_swap, is_swap_text
 
 RoomId: TypeAlias = str
@@ -747,6 +749,41 @@ def _check_player(room: Room, player: PlayerId, version: int) -> list[Seat]:
 
 def room_doc(room: Room) -> dict[str, Any]:
     """The room as the plain data that clients hold and diffs change."""
+    return _room_doc(room, room.rules.to_data(room.state))
+
+
+def room_changes(
+    old: Room, old_doc: dict[str, Any], new: Room, described: bool = True
+) -> tuple[dict[str, Any], list[Op]]:
+    """``new``'s document and the diff operations that turn ``old_doc``, the document of
+    ``old``, into it.
+
+    Where the position changed and the game's rules can say what that changed in their data
+    (``data_changes``, :class:`rules.api.DataChanges`), they do, and neither the whole data
+    nor a comparison of two is made; the room's own fields are compared as usual.  Pass
+    ``described=False`` when ``old_doc``'s data may not be what these rules write for
+    ``old`` (a document another release stored): the whole documents are then compared,
+    which also brings the data up to date.
+    """
+    old_data = old_doc["data"]
+    if new.state is old.state:
+        data = old_data
+        data_ops: list[Op] = []
+    else:
+        describe = data_differ(new.rules) if described else None
+        if describe is None:
+            doc = room_doc(new)
+            return doc, diff(old_doc, doc)
+        data_ops = describe(old.state, new.state, old_data)
+        data = apply_copy(old_data, data_ops)
+    doc = _room_doc(new, data)
+    # The data is the very same object on both sides: the comparison passes it by.
+    ops = diff({**old_doc, "data": data}, doc)
+    ops.extend([op[0], ["data", *op[1]], *op[2:]] for op in data_ops)
+    return doc, ops
+
+
+def _room_doc(room: Room, data: PlainData) -> dict[str, Any]:
     rules = room.rules
     outcome = room.outcome
     to_move = None if outcome is not None else rules.to_move(room.state)
@@ -760,7 +797,7 @@ def room_doc(room: Room) -> dict[str, Any]:
         "version": room.version,
         "position_version": room.position_version,
         "to_move": None if to_move is None else int(to_move),
-        "data": rules.to_data(room.state),
+        "data": data,
         "record": list(room.record),
         "outcome": None
         if outcome is None

@@ -33,7 +33,7 @@ from redis.exceptions import (
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from protocol.diff import apply_copy, diff
+from protocol.diff import apply_copy
 from protocol.errors import (
     BusyError,
     RequestId,
@@ -68,7 +68,7 @@ from server.rooms import (
     Takeback,
     decide,
     rematch_room,
-    room_doc,
+    room_changes,
     room_from_doc,
 )
 
@@ -182,7 +182,8 @@ class RoomService:
             return None
         # The whole document Redis keeps may be newer than ``doc_version`` says: this process
         # then writes its next one a little early, which costs a write and nothing else.
-        loaded = Loaded(room, doc, loaded.doc_version)
+        # Relayed diffs come from processes of this release: the data stays as described.
+        loaded = Loaded(room, doc, loaded.doc_version, loaded.described)
         self._cache[room_id] = loaded
         return loaded
 
@@ -270,8 +271,8 @@ class RoomService:
             stepped = timed and self.cluster
             if stepped:
                 await _storage(clock_store.lower(self.client, new))
-            doc = room_doc(new)
-            frame = encode_diff(room_id, new.version, diff(loaded.doc, doc))
+            doc, ops = room_changes(old, loaded.doc, new, loaded.described)
+            frame = encode_diff(room_id, new.version, ops)
             whole = new.version - loaded.doc_version >= self.snapshot_every
             listed = listing.is_listed(transition.events)
             mark = listing.mark(new, self.idle_limits) if listed else b""

@@ -41,7 +41,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from lobby.store.common import lua
-from protocol.diff import apply
+from protocol.diff import apply, diff
 from protocol.messages import VERSION_PREFIX
 from server import listing, outbox
 from server.redis.batcher import Batcher, Script, read_packed, run_script
@@ -205,6 +205,10 @@ class Loaded:
     room: Room
     doc: dict[str, Any]
     doc_version: int
+    described: bool = True
+    """The document's game data is what these rules write for the room's position, so that
+    the rules may say what a move changes in it (``rooms.room_changes``); False for a
+    document another release stored, until a commit has brought it up to date."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -252,7 +256,8 @@ async def load_room(client: aioredis.Redis, room_id: RoomId) -> Loaded | None:
     doc_version, doc = await _load(client, room_id)
     if doc is None:
         return None
-    return Loaded(room_from_doc(doc), doc, doc_version)
+    room = room_from_doc(doc)
+    return Loaded(room, doc, doc_version, not diff(doc["data"], room.rules.to_data(room.state)))
 
 
 async def load_doc(client: aioredis.Redis, room_id: RoomId) -> dict[str, Any] | None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import copy
 import signal
 from types import ModuleType
 from typing import Any
@@ -11,11 +12,11 @@ import pytest
 import redis.asyncio as aioredis
 import redis.exceptions
 
-from protocol.diff import diff
+from protocol.diff import apply, diff
 from protocol.messages import decode_server, encode_diff
 from server.redis import store
 from server.redis.batcher import Batcher
-from server.rooms import Move, Room, SeatHolder, decide, new_room, room_doc
+from server.rooms import Move, Room, SeatHolder, decide, new_room, room_changes, room_doc
 from tests.conftest import RedisServer
 
 ANN = SeatHolder("p:ann", "Ann")
@@ -388,3 +389,25 @@ async def test_a_write_that_redis_does_not_take_in_time_fails_and_drops_its_conn
         assert await client.exists("big") == 0
     finally:
         await client.aclose(close_connection_pool=True)
+
+
+async def test_game_data_another_release_stored_is_compared_whole_at_the_next_change(
+    redis_client: aioredis.Redis,
+) -> None:
+    """A stored document whose game data is not what these rules write (an older release
+    stored it: here a field is missing) loads as not described, so its next change compares
+    the whole documents, which brings a client's copy up to date; a room these rules stored
+    loads as described, and its changes come from the rules."""
+    room = await store.create_room(redis_client, new_room("r2", "ankor", "-size=3", (ANN, BOB)))
+    assert (await store.load_room(redis_client, "r2")).described  # type: ignore[union-attr]
+    stale = room_doc(room)
+    del stale["data"]["frame"]  # which no move changes
+    await redis_client.hset(store.room_key("r2"), "doc", store.pack(stale))
+    loaded = await store.load_room(redis_client, "r2")
+    assert loaded is not None and not loaded.described
+    player = room.seats[room.rules.to_move(room.state)].id  # type: ignore[index]
+    new = decide(loaded.room, Move(player, room.version, "a1")).room
+    doc, ops = room_changes(loaded.room, loaded.doc, new, loaded.described)
+    client = apply(copy.deepcopy(stale), ops)
+    expected = store.unpack(store.pack(room_doc(new)))
+    assert store.unpack(store.pack(client)) == store.unpack(store.pack(doc)) == expected
