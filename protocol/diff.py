@@ -86,7 +86,7 @@ def _walk_owned(doc: PlainData, path: list[Any], owned: set[int]) -> PlainData:
     the way that is not ``owned`` yet (into its parent, which is by then)."""
     parent = doc
     for depth, key in enumerate(path[:-1]):
-        child = _walk(parent, [key])
+        child = _child(parent, key, path)
         if id(child) not in owned:
             if not isinstance(child, _CONTAINERS):
                 raise DiffError(f"path {path[: depth + 2]!r} does not fit the document")
@@ -200,16 +200,20 @@ def _copy(value: PlainData) -> PlainData:
 def _walk(doc: PlainData, path: list[Any]) -> PlainData:
     node = doc
     for key in path:
-        try:
-            if isinstance(node, dict) and isinstance(key, str):
-                node = node[key]
-            elif isinstance(node, list) and isinstance(key, int) and not isinstance(key, bool):
-                node = node[key]
-            else:
-                raise DiffError(f"path {path!r} does not fit the document")
-        except (KeyError, IndexError) as error:
-            raise DiffError(f"path {path!r} does not exist") from error
+        node = _child(node, key, path)
     return node
+
+
+def _child(node: PlainData, key: object, path: list[Any]) -> PlainData:
+    """The part of ``node`` at ``key``, one step of ``path``; raises DiffError."""
+    try:
+        if isinstance(node, dict) and isinstance(key, str):
+            return node[key]
+        if isinstance(node, list) and isinstance(key, int) and not isinstance(key, bool):
+            return node[key]
+    except (KeyError, IndexError) as error:
+        raise DiffError(f"path {path!r} does not exist") from error
+    raise DiffError(f"path {path!r} does not fit the document")
 
 
 def _set(parent: PlainData, key: object, value: PlainData) -> None:
