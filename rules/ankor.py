@@ -91,7 +91,6 @@ from rules.api import (
     check_options,
     explained_group,
     explanation,
-    move_blocks,
     options_flags_text,
     options_from_flags,
 )
@@ -173,7 +172,9 @@ class State:
     once :func:`legal_moves` has computed them; ``texts`` caches ``history`` as to_data's
     texts once to_data has made them, and :func:`play` extends them for the next state (a
     long history would otherwise be turned into text again on every move; states that never
-    reach to_data, like a search's playouts, make none).  Neither is part of the value.
+    reach to_data, like a search's playouts, make none); ``looks`` caches each position's
+    entry key (see ``_position_keys``) once the page data has been made or described.  None of
+    them is part of the value.
     """
 
     options: Options
@@ -187,6 +188,7 @@ class State:
     result: Outcome | None = None
     memo: Targets | None = field(default=None, compare=False, hash=False, repr=False)
     texts: tuple[str, ...] | None = field(default=None, compare=False, hash=False, repr=False)
+    looks: list[int] | None = field(default=None, compare=False, hash=False, repr=False)
 
 
 # --- options -------------------------------------------------------------------------------
@@ -456,7 +458,7 @@ def data_changes(before: State, after: State, before_data: PlainData) -> list[Pl
 
     The fields and the positions' looks are compared as the states hold them, not as two
     documents, and only the parts that differ are built; the move lists, which change with
-    nearly every move, are built for ``after`` and compared with the old data's.
+    nearly every move, are set again whenever what they are made from changed.
     """
     if before.options != after.options:
         return [["s", [], to_data(after)]]
@@ -493,16 +495,20 @@ def data_changes(before: State, after: State, before_data: PlainData) -> list[Pl
         for name in _ENTRY_LOOKS:
             if was[name] != now[name]:
                 ops.append(["s", ["positions", p, name], now[name]])
+    if (before.board, before.turn, before.supply, before.ply) == (
+        after.board,
+        after.turn,
+        after.supply,
+        after.ply,
+    ):
+        return ops  # the move lists are made from these alone
     legal = _legal_texts(t, after)
     listed = legal if len(legal) <= LEGAL_LIMIT else None
-    if listed != before_data["legal"]:
-        ops.append(["s", ["legal"], listed])
+    ops.append(["s", ["legal"], listed])
     blocks = None if listed is not None else _blocks(t, after, after.turn)
-    if blocks != before_data["legal_blocks"]:
+    if blocks is not None or before_data["legal_blocks"] is not None:
         ops.append(["s", ["legal_blocks"], blocks])
-    premoves = _premoves(t, after)
-    if premoves != before_data["premoves"]:
-        ops.append(["s", ["premoves"], premoves])
+    ops.append(["s", ["premoves"], _premoves(t, after)])
     return ops
 
 
@@ -515,6 +521,9 @@ def _position_keys(t: _Tables, state: State) -> list[int]:
     on (bit mask) and the last-cube flag.  Index len(board) of ``padded`` is the empty "above"
     of the top level; the terms come from bytes.translate: owner << 4, and 2, 4, 8 for a free
     face."""
+    keys = state.looks
+    if keys is not None:
+        return keys
     board = state.board
     padded = board + b"\0"
     free_a = padded.translate(_FREE_FACE[0])
@@ -527,6 +536,7 @@ def _position_keys(t: _Tables, state: State) -> list[int]:
     last = _last_target(t, state.last)
     if last is not None:
         keys[last] |= 1
+    object.__setattr__(state, "looks", keys)
     return keys
 
 
@@ -550,18 +560,28 @@ def _premoves(t: _Tables, state: State) -> list[PlainData]:
 
 
 def _blocks(t: _Tables, state: State, seat: Seat | None) -> list[PlainData]:
-    """The adds and cube moves of ``seat`` on this board, as blocks (the swap left out)."""
+    """The adds and cube moves of ``seat`` on this board, as blocks (the swap left out): what
+    :func:`rules.api.move_blocks` makes of them, grouped here from the destinations by cube
+    without a tuple per move (the server describes both seats' moves at every move)."""
     if seat is None:
         return []
     board = state.board
     labels = t.g.labels
-    moves: list[tuple[str, ...]] = []
+    blocks: list[PlainData] = []
     if state.supply[seat]:
-        moves += [(labels[p],) for p in t.holes if not board[p]]
+        blocks = [labels[p] for p in t.holes if not board[p]]
     targets = _memo(t, state) if seat == state.turn else _destinations(t, board, seat + 1)
+    sources: dict[tuple[int, ...], list[str]] = {}
     for source, destinations in targets.items():
-        moves += [(labels[source], labels[d]) for d in destinations]
-    return move_blocks(moves, "-")
+        if destinations:
+            group = sources.get(destinations)
+            if group is None:
+                sources[destinations] = [labels[source]]
+            else:
+                group.append(labels[source])
+    for destinations, group in sources.items():
+        blocks.append({"parts": [group, [labels[d] for d in destinations]], "join": "-"})
+    return blocks
 
 
 def _explanation(t: _Tables, state: State) -> PlainData:

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from rules import ankor
-from rules.api import IllegalMoveError, InvalidMoveError, OptionsError, Seat
+from rules.api import IllegalMoveError, InvalidMoveError, OptionsError, Seat, move_blocks
 from rules.geometry import trigrid
 from rules.pie import SWAP
 
@@ -256,6 +256,21 @@ def test_legal_moves_come_swap_adds_then_moves_in_position_order() -> None:
             assert adds == sorted(adds) and moves == sorted(moves)
             moves_seen += len(moves)
     assert moves_seen > 0
+
+
+def test_premoves_are_the_waiting_seats_moves_as_move_blocks_groups_them() -> None:
+    """The premoves are grouped straight from each cube's destinations; they are exactly
+    what move_blocks makes of the waiting seat's moves, listed as if it were its turn."""
+    checked = 0
+    for seed in range(3):
+        for state in random_game(ankor.parse_options(""), seed, 300):
+            if state.turn is None:
+                continue
+            waiting = dataclasses.replace(state, turn=state.turn.other, memo=None, ply=2)
+            parts = [tuple(ankor.move_text(m).split("-")) for m in ankor.legal_moves(waiting)]
+            assert ankor.to_data(state)["premoves"] == move_blocks(parts, "-")
+            checked += sum(len(p) == 2 for p in parts)
+    assert checked > 0
 
 
 # --- rules the cases do not reach -------------------------------------------------------------
@@ -504,13 +519,14 @@ def test_to_data_describes_every_position_for_drawing() -> None:
 
 
 def test_to_data_of_played_states_matches_data_made_afresh() -> None:
-    """Play carries derived data (history texts, destinations) from state to state; to_data
-    gives what it gives for the same state with nothing carried over."""
+    """Play carries derived data (history texts, destinations) from state to state, and to_data
+    keeps the positions' looks on the state; to_data gives what it gives for the same state
+    with nothing carried over."""
     rng = random.Random(11)
     for size in (3, 4):
         state = ankor.new_game(ankor.Options(size=size))
         while state.turn is not None:
-            fresh = dataclasses.replace(state, memo=None, texts=None)
+            fresh = dataclasses.replace(state, memo=None, texts=None, looks=None)
             assert ankor.to_data(state) == ankor.to_data(fresh)
             state = ankor.play(state, rng.choice(list(ankor.legal_moves(state))))
             if rng.random() < 0.1:
