@@ -169,7 +169,8 @@ def lets_win_at_once(game: GameRules, state: Any, seat: Seat) -> bool:
 BEATS_RANDOM_PLAYOUTS = 15
 BEATS_RANDOM_GAMES = 6
 SHORT_OF_RANDOM = {
-    "osbox": "most games against random end 0-0: level 4 won 36 of 50, level 1 12 (bench)",
+    "osbox": "a knot takes five or six pushes; with 15 playouts 15 of 30 wins, the rest 0-0 "
+    "(bench: level 4 won 38 of 50, level 1 35 of 50, no loss)",
 }
 """Games where the bot is known not to beat random play clearly yet (see the match bench)."""
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 from pathlib import Path
@@ -455,3 +456,36 @@ def test_move_priors_rank_pushes_by_the_points_play_scores(options: str) -> None
             closing += max(points) > 0
             state = osbox.play(state, rng.choice(moves))
     assert closing > 0
+
+
+# --- the evaluation hook ------------------------------------------------------------------------
+
+KNOT_IN_THE_MAKING = {
+    # Horz has the top half of a knot in rows 0-1 (corner and crossing) and the corner of its
+    # bottom half at the far end of row 1: two pushes from the right into row 1 bring that
+    # corner to column 1, and one from the left completes the knot.  Vert's mirror: the right
+    # half in column 1, the corner of the left half at the foot of column 0, two pushes from the
+    # bottom and one from the top.
+    "horz": ({"0,0": "c:RB", "0,1": "f:TRBL", "1,3": "c:TL"}, {6, 15}),
+    "vert": ({"0,1": "c:BL", "1,1": "f:TRBL", "3,0": "c:TR"}, {1, 12}),
+}
+
+
+@pytest.mark.parametrize("mover", sorted(KNOT_IN_THE_MAKING))
+def test_evaluation_prefers_the_push_that_builds_a_knot(mover: str) -> None:
+    """No push scores or leaves its side a push that scores, so the lead and the knots one
+    push away tell the pushes apart no more than random play does; the knot in the making
+    does: the evaluation rates a push into the line that the knot still needs above every
+    push elsewhere, for either colour."""
+    dice, building = KNOT_IN_THE_MAKING[mover]
+    state = position(dice=dice, to_move=mover)
+    sign = 1 if mover == "horz" else -1
+    values: dict[bool, list[float]] = {True: [], False: []}
+    for move in osbox.legal_moves(state):
+        after = osbox.play(state, move)
+        again = dataclasses.replace(after, seat=state.seat)
+        assert after.gained == 0
+        assert all(osbox.play(again, m).gained == 0 for m in osbox.legal_moves(again))
+        values[move.position in building].append(sign * osbox.evaluate(after))
+    assert values[True] and values[False]
+    assert max(values[True]) > max(values[False])
