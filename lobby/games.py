@@ -90,6 +90,47 @@ class LiveGame:
             raise ValueError(f"not live game data: {error!r}") from error
 
 
+LIVE_FIELDS = frozenset(LiveGame.__slots__) - {"waiting_for", "deadline", "version"}
+"""The fields every live line's plain data has (:meth:`LiveGame.to_data`; lines stored before
+clocks lack the other three, as :meth:`LiveGame.from_data` allows)."""
+
+
+@dataclass(frozen=True, slots=True)
+class LiveLine:
+    """A live line as plain data (:meth:`LiveGame.to_data`), with what its store needs read
+    off once.  The lobby's drain passes each commit's line on to the store this way: the
+    line is written and announced as it came, without a :class:`LiveGame` made of it and
+    its data made again (a line a move, for every game in play)."""
+
+    data: dict[str, Any]
+    room_id: RoomId
+    version: int
+    started: float
+    player_ids: tuple[PlayerId, PlayerId]
+
+    @classmethod
+    def from_data(cls, data: dict[str, Any]) -> LiveLine:
+        """The line of ``data``; raises ValueError when it is not a live line's data."""
+        try:
+            missing = LIVE_FIELDS - data.keys()
+            if missing:
+                raise KeyError(", ".join(sorted(missing)))
+            first, second = data["players"]
+            return cls(
+                data,
+                str(data["room_id"]),
+                int(data.get("version", 0)),
+                float(data["started"]),
+                (str(first["id"]), str(second["id"])),
+            )
+        except (AttributeError, KeyError, TypeError, ValueError) as error:
+            raise ValueError(f"not live game data: {error!r}") from error
+
+    @classmethod
+    def of(cls, live: LiveGame) -> LiveLine:
+        return cls.from_data(live.to_data())
+
+
 @dataclass(frozen=True, slots=True)
 class FinishedGame:
     """A game that ended, with its full record, as kept in both players' histories.

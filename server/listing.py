@@ -16,7 +16,7 @@ from typing import Any
 import msgpack
 
 from lobby import clocks
-from lobby.games import FinishedGame, LiveGame, finish
+from lobby.games import FinishedGame, LiveGame, LiveLine, finish
 from lobby.identity import Player, is_guest_id
 from lobby.ratings import can_be_rated, rating_pool
 from server.rooms import (
@@ -50,7 +50,7 @@ class Mark:
 
     room_id: RoomId
     version: int
-    live: LiveGame | None
+    live: LiveLine | None
     idle_at: float | None
     """When the room ends for want of moves (see :func:`server.rooms.idle_deadline`)."""
 
@@ -145,7 +145,7 @@ def parse_mark(room_id: RoomId, raw: bytes | str) -> Mark:
         return Mark(
             room_id,
             int(data["version"]),
-            None if live is None else LiveGame.from_data(live),
+            None if live is None else LiveLine.from_data(live),
             None if idle_at is None else float(idle_at),
         )
     except (KeyError, TypeError, ValueError, msgpack.UnpackException) as error:

@@ -459,7 +459,7 @@ class LobbyService:
                     log.warning("unreadable outbox mark of room %s dropped: %r", room_id, mark)
                     done[room_id] = mark
             live = {room_id: m.live for room_id, m in marks.items() if m.live is not None}
-            await game_store.store_live_games(client, list(live.values()))
+            await game_store.store_live_lines(client, list(live.values()))
             done.update((room_id, raw[room_id]) for room_id in live)
             await clock_store.set_idle_deadlines(
                 client, {room_id: m.idle_at for room_id, m in marks.items()}
@@ -529,8 +529,8 @@ class LobbyService:
         asyncio.create_task(self._resend_snapshots())
 
     def _on_message(self, message: dict[str, Any]) -> None:
-        if message["type"] != "message":
-            return
+        if message["type"] != "message" or not self.followers:
+            return  # a process with nobody in the lobby reads nothing of the feed
         try:
             events = store_common.decode_events(message["data"])
         except ValueError:

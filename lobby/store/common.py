@@ -74,6 +74,11 @@ async def publish_all(redis: Redis, events: list[dict[str, Any]]) -> None:
     await redis.publish(CHANNEL, dump(events))
 
 
+async def publish_dumped(redis: Redis, events: list[str]) -> None:
+    """:func:`publish_all` for events already made JSON by :func:`dump`."""
+    await redis.publish(CHANNEL, f"[{','.join(events)}]")
+
+
 async def optimistic(
     redis: Redis, attempt: Callable[[Any], Awaitable[T]], slot_key: str = LOBBY_TAG
 ) -> T:

@@ -29,7 +29,7 @@ from collections.abc import AsyncIterator, Sequence
 from typing import Any, cast
 
 from lobby.archive import Cursor, Query
-from lobby.games import FinishedGame, LiveGame
+from lobby.games import FinishedGame, LiveGame, LiveLine
 from lobby.identity import Player, PlayerId
 from lobby.store.accounts import find_player
 from lobby.store.common import (
@@ -43,7 +43,7 @@ from lobby.store.common import (
     optimistic,
     playing_key,
     publish,
-    publish_all,
+    publish_dumped,
     text,
     texts,
     transaction_client,
@@ -60,14 +60,21 @@ STORE_LIVE_CHUNK = 200
 short scripts, not one long one."""
 
 
-async def store_live_games(redis: Redis, lines: Sequence[LiveGame]) -> list[LiveGame]:
+async def store_live_games(redis: Redis, games: Sequence[LiveGame]) -> list[LiveGame]:
+    """:func:`store_live_lines` for lines given as :class:`LiveGame` values."""
+    lines = [LiveLine.of(live) for live in games]
+    kept = set(map(id, await store_live_lines(redis, lines)))
+    return [live for live, line in zip(games, lines, strict=True) if id(line) in kept]
+
+
+async def store_live_lines(redis: Redis, lines: Sequence[LiveLine]) -> list[LiveLine]:
     """Write live lines (new or changed games), a script per :data:`STORE_LIVE_CHUNK` lines,
     and announce those written in one publication; returns them.  A line is not written over
     a newer one of its room, nor once its game is finished, so writing the same line twice,
-    or an old one late, is safe."""
+    or an old one late, is safe.  Each line is made JSON once, for both."""
     if not lines:
         return []
-    data = [live.to_data() for live in lines]
+    encoded = [dump(line.data) for line in lines]
     written: list[int] = []
     # On a cluster, on the {lobby} master itself: a cluster pipeline runs no scripts.
     async with transaction_client(redis, LOBBY_TAG) as client:
@@ -75,24 +82,30 @@ async def store_live_games(redis: Redis, lines: Sequence[LiveGame]) -> list[Live
         for start in range(0, len(lines), STORE_LIVE_CHUNK):
             keys: list[str] = [_LIVE_GAMES_KEY]
             args: list[str | int] = []
-            for live, line_data in zip(
+            for line, text in zip(
                 lines[start : start + STORE_LIVE_CHUNK],
-                data[start : start + STORE_LIVE_CHUNK],
+                encoded[start : start + STORE_LIVE_CHUNK],
                 strict=True,
             ):
-                first, second = live.players
+                first, second = line.player_ids
                 keys += [
-                    _live_key(live.room_id),
-                    finished_key(live.room_id),
-                    playing_key(first.id),
-                    playing_key(second.id),
+                    _live_key(line.room_id),
+                    finished_key(line.room_id),
+                    playing_key(first),
+                    playing_key(second),
                 ]
-                args += [dump(line_data), live.version, live.room_id, repr(live.started)]
+                args += [text, line.version, line.room_id, repr(line.started)]
             written += [int(done) for done in await script(keys=keys, args=args)]
     stored = [i for i, done in enumerate(written) if done]
     if stored:
-        await publish_all(redis, [{"t": "live", "game": data[i]} for i in stored])
+        await publish_dumped(redis, [live_event_text(encoded[i]) for i in stored])
     return [lines[i] for i in stored]
+
+
+def live_event_text(line_text: str) -> str:
+    """The ``live`` event of a line already made JSON: what :func:`dump` makes of
+    ``{"t": "live", "game": data}`` (sorted keys, "game" first), without encoding it again."""
+    return f'{{"game":{line_text},"t":"live"}}'
 
 
 async def live_games(redis: Redis, limit: int) -> list[LiveGame]:

@@ -8,7 +8,7 @@ from dataclasses import replace
 import pytest
 
 from lobby import games
-from lobby.games import FinishedGame, LiveGame
+from lobby.games import FinishedGame, LiveGame, LiveLine
 from lobby.identity import Player
 from protocol.errors import BadRecordError, UnknownGameError
 from rules import GAMES, find_game
@@ -103,6 +103,26 @@ def test_game_values_round_trip_through_plain_data() -> None:
         FinishedGame.from_data({"room_id": "r"})
     with pytest.raises(ValueError):
         LiveGame.from_data({"players": []})
+
+
+def test_a_live_line_reads_what_its_store_needs_off_the_data_or_refuses_it() -> None:
+    value = replace(live(), version=4, waiting_for=BOB.id)
+    line = LiveLine.of(value)
+    assert line.data == value.to_data()
+    assert (line.room_id, line.version, line.started) == ("r1", 4, 5.0)
+    assert line.player_ids == (ALICE.id, BOB.id)
+    # A line stored before clocks has no version, waiting player or deadline.
+    older = {k: v for k, v in value.to_data().items() if k not in ("version", "deadline")}
+    assert LiveLine.from_data(older).version == 0
+    for broken in (
+        {k: v for k, v in value.to_data().items() if k != "players"},
+        {**value.to_data(), "players": [value.to_data()["players"][0]]},
+        {**value.to_data(), "players": [{"name": "x"}, {"name": "y"}]},
+        {**value.to_data(), "started": "soon"},
+        {"room_id": "r1"},
+    ):
+        with pytest.raises(ValueError):
+            LiveLine.from_data(broken)
 
 
 @pytest.mark.parametrize("game", sorted(GAMES))

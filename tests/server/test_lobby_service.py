@@ -18,7 +18,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import OutOfMemoryError
 
 from lobby.challenges import ChallengeLimits, Status
-from lobby.games import LiveGame
+from lobby.games import LiveLine
 from lobby.identity import Player
 from lobby.store import challenges as challenge_store
 from lobby.store import common as store_common
@@ -174,7 +174,7 @@ async def test_an_older_live_line_never_replaces_a_newer_one(
     await rooms.command(room_id, Move(ANN.id, 0, "a1"))
     assert await lobby.drain() == 1
     late = msgpack.unpackb(old)["live"]
-    assert await game_store.store_live_games(redis_client, [LiveGame.from_data(late)]) == []
+    assert await game_store.store_live_lines(redis_client, [LiveLine.from_data(late)]) == []
     (live,) = (await lobby.snapshot(BOB))["live"]
     assert live["move_number"] == 1
 

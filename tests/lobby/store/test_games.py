@@ -11,9 +11,10 @@ import pytest
 import redis.asyncio as aioredis
 
 from lobby.archive import Cursor, Query
-from lobby.games import FinishedGame
+from lobby.games import FinishedGame, LiveLine
 from lobby.identity import Player, new_guest
 from lobby.store import games as game_store
+from lobby.store.common import dump
 from protocol.errors import (
     UnknownPlayerError,
     UnknownRoomError,
@@ -53,6 +54,21 @@ async def test_live_lines_written_together_go_out_in_one_publication_newest_wins
     assert await game_store.store_live_games(redis_client, [replace(live, version=2)]) == []
     assert await game_store.live_games(redis_client, 10) == [moved, other]
     assert await game_store.live_games(redis_client, 1) == [other]  # the newest first
+
+
+async def test_a_live_event_is_announced_as_its_own_json_would_be(
+    redis_client: aioredis.Redis, events: Events
+) -> None:
+    """The publication is put together from each line's JSON, made once; it must read as the
+    events themselves made JSON."""
+    live, _, _ = await started_game(redis_client)
+    for _ in range(3):
+        await events.next()
+    line = LiveLine.of(replace(live, move_number=1, version=2))
+    text = dump(line.data)
+    assert game_store.live_event_text(text) == dump({"t": "live", "game": line.data})
+    assert await game_store.store_live_lines(redis_client, [line]) == [line]
+    assert await events.next() == {"t": "live", "game": line.data}
 
 
 async def test_many_live_lines_are_written_a_chunk_a_script_and_each_kept_or_refused(
