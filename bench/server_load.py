@@ -16,8 +16,9 @@ game is replaced by a new room.  Prints moves/s, the move round trip
 (send to own acknowledgement) p50/p99, the spectator delivery time (send until the last
 spectator has the diff) p50/p99, the CPU time per move of the server, Redis and the
 load generator, each server process's share of a core, and the server's memory per
-connection.  ``--profile`` runs the server under cProfile and ``--sample`` samples it
-with py-spy, and both print where its CPU time goes.  ``--callgrind`` counts the server's
+connection.  ``--profile`` runs the server under cProfile (counting the timed window only,
+as callgrind does) and ``--sample`` samples it with py-spy, and both print where its CPU
+time goes.  ``--callgrind`` counts the server's
 instructions per move under valgrind, a figure the machine's other load leaves alone (CPU
 time on a shared machine varies by a tenth from run to run).  ``--processes P --pairs N``
 runs one process and P processes on one Redis alternately and prints what crossing
@@ -100,8 +101,6 @@ class Stats:
     def __init__(self) -> None:
         self.moves = 0
         """Moves acknowledged in the timed window."""
-        self.all_moves = 0
-        """Moves acknowledged in the whole run (a profile covers all of it)."""
         self.round_trips: list[float] = []
         self.sent: dict[str, dict[int, float]] = defaultdict(dict)
         """Per room: when the move that committed each version was sent."""
@@ -482,6 +481,8 @@ async def play(
         )
     if args.callgrind:
         await asyncio.to_thread(callgrind, args.server_pids, "--instr=on")
+    if args.profile:
+        os.kill(args.server_pids[0], signal.SIGUSR1)
     each_server_cpu = [process_cpu(pid) for pid in args.server_pids]
     server_cpu = sum(each_server_cpu)
     server_system = sum(process_times(pid)[1] for pid in args.server_pids)
@@ -512,6 +513,8 @@ async def play(
     if args.callgrind:
         # Counted until here: what callgrind writes when the server ends.
         await asyncio.to_thread(callgrind, args.server_pids, "--instr=off")
+    if args.profile:
+        os.kill(args.server_pids[0], signal.SIGUSR2)  # written now, read once it ends
     relayed_after = await asyncio.to_thread(relayed_diffs, ws_urls)
     args.result["relayed"] = relayed_after[0] - relayed[0]
     args.result["relayed_bytes"] = relayed_after[1] - relayed[1]
@@ -557,7 +560,6 @@ async def play_game(
         except ServerReplyError as error:
             stats.errors[error.code] += 1
             return False
-        stats.all_moves += 1
         if stats.measuring:
             stats.round_trips.append(time.perf_counter() - sent)
             stats.moves += 1
@@ -698,9 +700,10 @@ def start_server(
         out = Path(args.sample_path).parent / "callgrind.%p"
         command = ["valgrind", "--tool=callgrind", "--instr-atstart=no"]
         command += [f"--callgrind-out-file={out}", sys.executable]
-    if profile is not None:
-        command += ["-m", "cProfile", "-o", str(profile)]
-    command += ["-m", module]
+    if profile is not None:  # profiled in the timed window only (see bench.profiled_server)
+        command += ["-m", "bench.profiled_server", str(profile), module]
+    else:
+        command += ["-m", module]
     process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, text=True, cwd=ROOT)
     assert process.stdout is not None
     for line in process.stdout:
@@ -735,7 +738,7 @@ def print_profile(path: Path, moves_total: int) -> None:
                 break
         else:
             by_category["other (builtins, C calls)"] += tottime
-    print(f"\nserver CPU by component (cProfile, whole run, {moves_total} moves):")
+    print(f"\nserver CPU by component (cProfile, the timed window, {moves_total} moves):")
     for name, seconds in sorted(by_category.items(), key=lambda kv: -kv[1]):
         per_move = seconds / max(moves_total, 1) * 1e6
         print(f"  {name:38s} {100 * seconds / total:5.1f} %  {per_move:7.1f} us/move")
@@ -927,7 +930,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             if args.stacks is not None:
                 shutil.copyfile(args.sample_path, args.stacks)
         if profile is not None and profile.exists():
-            print_profile(profile, stats.all_moves)
+            print_profile(profile, stats.moves)
             if args.profile_out is not None:
                 shutil.copyfile(profile, args.profile_out)
     result: dict[str, Any] = args.result
