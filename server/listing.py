@@ -17,7 +17,7 @@ import msgpack
 
 from lobby import clocks
 from lobby.games import FinishedGame, LiveGame, LiveLine, finish
-from lobby.identity import Player, is_guest_id
+from lobby.identity import Player, is_guest_id, player_data
 from lobby.ratings import can_be_rated, rating_pool
 from server.rooms import (
     ABORTED,
@@ -66,22 +66,33 @@ def player(holder: SeatHolder) -> Player:
 
 def live_entry(room: Room) -> LiveGame:
     """The room's line in the live list."""
+    return LiveGame.from_data(live_data(room))
+
+
+def live_data(room: Room) -> dict[str, Any]:
+    """The room's line in the live list as plain data (:meth:`LiveGame.to_data`), made
+    directly: every listed commit makes one for its outbox mark."""
     to_move = None if room.outcome is not None else room.rules.to_move(room.state)
     clock = room.clock
-    return LiveGame(
-        room_id=room.id,
-        game=room.game,
-        options=room.options,
-        players=(player(room.seats[0]), player(room.seats[1])),
-        rated=room.rated,
-        started=room.created or 0.0,
-        move_number=len(room.record),
-        spectators=room.spectators,
-        time_control=None if clock is None else clocks.time_control_text(clock.control),
-        waiting_for=None if to_move is None else room.seats[to_move].id,
-        deadline=None if clock is None else clocks.deadline(clock),
-        version=room.version,
-    )
+    first, second = room.seats
+    return {
+        "room_id": room.id,
+        "game": room.game,
+        "options": room.options,
+        "players": [_player_data(first), _player_data(second)],
+        "rated": room.rated,
+        "started": room.created or 0.0,
+        "move_number": len(room.record),
+        "spectators": room.spectators,
+        "time_control": None if clock is None else clocks.time_control_text(clock.control),
+        "waiting_for": None if to_move is None else room.seats[to_move].id,
+        "deadline": None if clock is None else clocks.deadline(clock),
+        "version": room.version,
+    }
+
+
+def _player_data(holder: SeatHolder) -> dict[str, object]:
+    return player_data(player(holder))
 
 
 def finished_game(room: Room, now: float) -> FinishedGame:
@@ -129,7 +140,7 @@ def mark(room: Room, limits: IdleLimits) -> bytes:
     """The outbox mark of ``room`` as committed (msgpack: every listed commit makes one)."""
     data: dict[str, Any] = {
         "version": room.version,
-        "live": None if room.outcome is not None else live_entry(room).to_data(),
+        "live": None if room.outcome is not None else live_data(room),
         "idle_at": idle_deadline(room, limits),
     }
     packed: bytes = msgpack.packb(data, use_bin_type=True)

@@ -64,41 +64,48 @@ class Notice:
 
 def notices_for(room: Room, events: tuple[object, ...]) -> list[Notice]:
     """The pushes a committed change calls for: the player now to move, if away from the
-    page, hears it is their move; at the end, each player away hears the result."""
-    game = room.game.capitalize()
-    url = f"/#/room/{room.id}"
+    page, hears it is their move; at the end, each player away hears the result.  Nothing
+    is built for a change that calls for none (most moves: the mover's opponent is here)."""
     for event in events:
         if isinstance(event, GameEnded):
             return [
                 Notice(
                     holder.id,
-                    f"{game} against {room.seats[1 - index].name}: {_result(room, index)}",
+                    f"{_title(room)} against {room.seats[1 - index].name}: {_result(room, index)}",
                     _reason(event.outcome.reason),
-                    url,
+                    _url(room),
                     room.id,
                 )
                 for index, holder in enumerate(room.seats)
                 if room.away[index] is not None
             ]
+    if room.away == (None, None) or room.outcome is not None:
+        return []
     if not any(isinstance(event, MovePlayed | SeatsSwapped) for event in events):
         return []
     seat = room.rules.to_move(room.state)
-    if room.outcome is not None or seat is None:
+    if seat is None or room.away[int(seat)] is None:
         return []
     index = int(seat)
-    if room.away[index] is None:
-        return []
     opponent = room.seats[1 - index].name
     last = room.record[-1] if room.record else ""
     return [
         Notice(
             room.seats[index].id,
-            f"Your move in {game} against {opponent}",
+            f"Your move in {_title(room)} against {opponent}",
             f"{opponent} played {last} (move {len(room.record)})." if last else "",
-            url,
+            _url(room),
             room.id,
         )
     ]
+
+
+def _title(room: Room) -> str:
+    return room.game.capitalize()
+
+
+def _url(room: Room) -> str:
+    return f"/#/room/{room.id}"
 
 
 def _result(room: Room, index: int) -> str:
