@@ -45,7 +45,7 @@ from protocol.errors import UnavailableError
 from protocol.messages import VERSION_PREFIX
 from server.metrics import Metrics
 from server.redis.cluster import is_cluster
-from server.redis.sharded_pubsub import ShardedSubscriptions
+from server.redis.sharded_pubsub import ShardedSubscriptions, as_received
 from server.redis.store import channel, current_versions, room_of_channel
 
 log = logging.getLogger(__name__)
@@ -106,7 +106,7 @@ class Fanout:
         )
         self._metrics = metrics
         """Counts the diffs relayed from other processes, where given."""
-        self._pubsub = client.pubsub()
+        self._pubsub = new_pubsub(client)
         self._control = f"server:{process_id}"
         self._rooms: dict[str, set[Subscriber]] = {}
         self._confirmed: set[str] = set()
@@ -290,6 +290,15 @@ class Fanout:
         players, spectators = bool(data[0] & _FOR_PLAYERS), bool(data[0] & _FOR_SPECTATORS)
         for subscriber in tuple(self._rooms.get(room_id, ())):
             subscriber.push_chat(room_id, players, spectators, data[1:])
+
+
+def new_pubsub(client: aioredis.Redis) -> PubSub:
+    """A pub/sub connection of ``client`` that hands messages on as Redis sent them (see
+    :func:`~server.redis.sharded_pubsub.as_received`); on a cluster, the feeds' connection
+    that follows failovers (which does the same)."""
+    if is_cluster(client):
+        return client.pubsub()
+    return client.pubsub(push_handler_func=as_received)
 
 
 async def read_pubsub(

@@ -66,7 +66,7 @@ from lobby.store import ratings as rating_store
 from protocol.errors import LimitReachedError, UnknownChallengeError
 from protocol.messages import ServerLobby, ServerLobbyEvent, encode
 from server import listing, outbox
-from server.fanout import read_pubsub
+from server.fanout import new_pubsub, read_pubsub
 from server.redis import clock_store, store
 from server.rooms import GameEnded, Room, SeatHolder, new_room
 from server.service import RoomService, _storage
@@ -137,7 +137,7 @@ class LobbyService:
         self.live_limit = live_limit
         self.followers: dict[str, Follower] = {}
         """Connection id to the local socket following the lobby."""
-        self._pubsub = client.pubsub()
+        self._pubsub = new_pubsub(client)
         self._tasks: list[asyncio.Task[None]] = []
         self._wake = asyncio.Event()
         """Set to start a pass over the outbox now (a game ended here)."""

@@ -52,7 +52,7 @@ from protocol.messages import (
     ServerTournaments,
     encode,
 )
-from server.fanout import read_pubsub
+from server.fanout import new_pubsub, read_pubsub
 from server.redis import store
 from server.rooms import ABORTED, DEFAULT_IDLE_LIMITS, Resign, Room, SeatHolder, new_room
 from server.service import RoomService, _storage
@@ -177,7 +177,7 @@ class TournamentService:
         """Local sockets following the list of events."""
         self.followers: dict[str, set[Follower]] = {}
         """Event id to the local sockets following it."""
-        self._pubsub = client.pubsub()
+        self._pubsub = new_pubsub(client)
         self._feed: asyncio.Task[None] | None = None
         self._pushed: dict[str, int] = {}
         """The version last pushed of each followed event (older notices are skipped)."""

@@ -5,11 +5,13 @@ process reaches the sockets once, and a process's own diff coming back is not re
 from __future__ import annotations
 
 import asyncio
+import logging
 from types import ModuleType
 
+import pytest
 import redis.asyncio as aioredis
 
-from server.fanout import Fanout
+from server.fanout import Fanout, new_pubsub
 from server.metrics import Metrics
 from server.redis import store
 from server.rooms import SeatHolder, new_room
@@ -102,3 +104,20 @@ async def test_a_diff_crosses_processes_once_and_its_author_drops_its_own(
     for name, fanout in fanouts.items():
         await fanout.unsubscribe("r3", subscribers[name])
         await fanout.stop()
+
+
+async def test_a_message_is_handed_on_as_sent_without_a_text_made_of_it(
+    redis_client: aioredis.Redis, caplog: pytest.LogCaptureFixture
+) -> None:
+    """redis-py's own push handler writes every message to a debug log line, built whether or
+    not debug is on: for a diff, a text as long as the diff, on every relayed move."""
+    caplog.set_level(logging.DEBUG, logger="push_response")
+    pubsub = new_pubsub(redis_client)
+    await pubsub.subscribe("room:big")
+    assert (await pubsub.get_message(timeout=5))["type"] == "subscribe"
+    diff = bytes(range(256)) * 64
+    await redis_client.publish("room:big", diff)
+    message = await pubsub.get_message(timeout=5)
+    assert message is not None and message["data"] == diff
+    assert not [r for r in caplog.records if r.name == "push_response"]
+    await pubsub.aclose()  # type: ignore[no-untyped-call]
