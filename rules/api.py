@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, fields
 from enum import IntEnum
-from typing import Any, Protocol, TypeAlias, TypeVar
+from typing import Any, Protocol, TypeAlias, TypeVar, cast
 
 PlainData: TypeAlias = Any
 """msgpack-safe plain data: dicts with string keys, lists, str, int, float, bool, None."""
@@ -380,9 +380,25 @@ def options_from_flags(options_class: type[OptionsT], text: str, flags: Sequence
     """Build a game's frozen Options dataclass from flag text.
 
     Raises OptionsError as :func:`parse_flags` does; an Options class checks combinations of
-    fields in its ``__post_init__`` and raises OptionsError there too.
+    fields in its ``__post_init__`` and raises OptionsError there too.  The same text gives
+    the same (immutable) Options, kept for :data:`OPTIONS_KEPT` texts: ``from_data`` reads a
+    position's options each time a room is rebuilt from its document, as a process following
+    another's moves does on every move.  (A game's Options class is read with its own flags
+    only, so the class and the text say which Options they make.)
     """
-    return options_class(**parse_flags(text, flags))
+    key = (options_class, text)
+    kept = _PARSED_OPTIONS.get(key)
+    if kept is not None:
+        return cast(OptionsT, kept)
+    options = options_class(**parse_flags(text, flags))
+    if len(_PARSED_OPTIONS) < OPTIONS_KEPT:
+        _PARSED_OPTIONS[key] = options
+    return options
+
+
+OPTIONS_KEPT = 512
+"""Option texts whose Options :func:`options_from_flags` keeps (a few per game in practice)."""
+_PARSED_OPTIONS: dict[tuple[type, str], object] = {}
 
 
 def check_options(options: object, flags: Sequence[Flag]) -> None:

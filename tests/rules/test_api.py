@@ -70,6 +70,16 @@ def test_options_round_trip_through_their_canonical_flags() -> None:
     assert options_flags_text(Options(), FLAGS) == ""
 
 
+def test_a_text_read_again_gives_the_same_options_and_a_bad_one_is_refused_each_time() -> None:
+    first = options_from_flags(Options, "-size=7 -no_capture", FLAGS)
+    assert options_from_flags(Options, "-size=7 -no_capture", FLAGS) is first
+    assert first == Options(size=7, capture=False)
+    assert options_from_flags(Options, "-size=7", FLAGS) == Options(size=7)
+    for _ in range(2):
+        with pytest.raises(OptionsError, match="size"):
+            options_from_flags(Options, "-size=11", FLAGS)
+
+
 def test_describe_flags_is_plain_data() -> None:
     described = describe_flags(FLAGS)
     assert described[0]["name"] == "size" and described[0]["takes_number"] is True
