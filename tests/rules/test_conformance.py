@@ -34,10 +34,11 @@ MAX_PLIES = 400
 MOVES_TRIED_PER_POSITION = 8
 
 
-def playout(game: GameRules, seed: int) -> list[tuple[Any, list[Any]]]:
-    """A random game: the positions reached and the legal moves in each."""
+def playout(game: GameRules, seed: int, options: str = "") -> list[tuple[Any, list[Any]]]:
+    """A random game under ``options`` (flag text): the positions reached and the legal moves
+    in each."""
     rng = random.Random(seed)
-    state = game.new_game(game.parse_options(""))
+    state = game.new_game(game.parse_options(options))
     seen = []
     for _ in range(MAX_PLIES):
         legal = list(game.legal_moves(state))
@@ -186,23 +187,33 @@ def test_evaluation_hook_keeps_its_contract(name: str) -> None:
 
 DESCRIBED_GAMES = [name for name in GAME_NAMES if data_differ(find_game(name)) is not None]
 """The games that say what a move changed in their data (rules.api.DataChanges)."""
+DESCRIBED_OPTIONS = {
+    "osbox": ["-size=3 -any_side -no_capture", "-size=5 -thin_knots"],
+}
+"""Options, beyond the defaults, that change the shape or the content of a game's data."""
 
 
 def test_some_game_supplies_the_describing_hook() -> None:
     assert DESCRIBED_GAMES
 
 
-@pytest.mark.parametrize("name", DESCRIBED_GAMES)
-def test_describing_hook_turns_the_data_of_one_position_into_the_next(name: str) -> None:
+@pytest.mark.parametrize(
+    ("name", "options"),
+    [(name, "") for name in DESCRIBED_GAMES]
+    + [(name, options) for name in DESCRIBED_GAMES for options in DESCRIBED_OPTIONS.get(name, [])],
+)
+def test_describing_hook_turns_the_data_of_one_position_into_the_next(
+    name: str, options: str
+) -> None:
     """Over whole random games, each move's operations, replayed on the data read back from
     msgpack, give the next position's data byte for byte; so do those between two positions
     drawn at random (a takeback, or a jump forward), and none between a position and itself."""
     game = find_game(name)
     describe = data_differ(game)
     assert describe is not None
-    rng = random.Random(name)
+    rng = random.Random(name + options)
     for seed in range(PLAYOUTS):
-        states = [state for state, _ in playout(game, seed)]
+        states = [state for state, _ in playout(game, seed, options)]
         pairs = list(zip(states, states[1:], strict=False))
         pairs += [(rng.choice(states), rng.choice(states)) for _ in range(len(states) // 4)]
         for before, after in pairs:
