@@ -396,18 +396,10 @@ def to_data(state: State) -> PlainData:
         "last_move": None if state.last_move is None else move_text(state.last_move),
         "last_mover": None if state.last_mover is None else SEAT_NAMES[state.last_mover],
         "passes": [SEAT_NAMES[s] for s in state.passes],
-        "previous": {
-            name: None if move is None else move_text(move)
-            for name, move in zip(SEAT_NAMES, state.previous, strict=True)
-        },
+        "previous": _previous_data(state),
         "captured": _labels(state.captured),
         "scores": None,
-        "outcome": None
-        if state.outcome is None
-        else {
-            "winner": None if winner is None else SEAT_NAMES[winner],
-            "reason": state.outcome.reason,
-        },
+        "outcome": _outcome_data(state),
         "pieces": {
             name: _labels(state.pieces[s]) for s, name in zip(Seat, SEAT_NAMES, strict=True)
         },
@@ -416,13 +408,99 @@ def to_data(state: State) -> PlainData:
         "occupied": {
             name: sorted(occupied_bases(state, s)) for s, name in zip(Seat, SEAT_NAMES, strict=True)
         },
-        "winning_group": None
-        if winning is None
-        else sorted(winning, key=tiling.CELL_IDS.__getitem__),
-        "legal": [_MOVE_TEXTS.get(move) or move_text(move) for move in legal_moves(state)],
-        "premoves": [_MOVE_TEXTS.get(move) or move_text(move) for move in _premoves(state)],
+        "winning_group": _winning_data(winning),
+        "legal": _legal_texts(state),
+        "premoves": _premove_texts(state),
         "explanation": None if state.outcome is None else _explanation(winner, winning),
     }
+
+
+def data_changes(before: State, after: State, before_data: PlainData) -> list[PlainData]:
+    """The operations that turn ``before_data`` (``to_data(before)``) into ``to_data(after)``:
+    the optional hook of :class:`rules.api.DataChanges`.
+
+    The fields are compared as the states hold them and only the parts that differ are
+    built: a move changes the pieces of one seat, or two with a capture, and the move lists,
+    which are set again whenever what they are made from changed.
+    """
+    if before.options != after.options:
+        return [["s", [], to_data(after)]]
+    ops: list[PlainData] = []
+    if before.ply != after.ply:
+        ops.append(["s", ["ply"], after.ply])
+    if to_move(before) != to_move(after):
+        seat = to_move(after)
+        ops.append(["s", ["to_move"], None if seat is None else SEAT_NAMES[seat]])
+    if before.turn != after.turn:
+        ops.append(["s", ["turn"], SEAT_NAMES[after.turn]])
+    if before.last_move != after.last_move:
+        last = after.last_move
+        ops.append(["s", ["last_move"], None if last is None else move_text(last)])
+    if before.last_mover != after.last_mover:
+        mover = after.last_mover
+        ops.append(["s", ["last_mover"], None if mover is None else SEAT_NAMES[mover]])
+    if before.passes != after.passes:
+        ops.append(["s", ["passes"], [SEAT_NAMES[s] for s in after.passes]])
+    if before.previous != after.previous:
+        ops.append(["s", ["previous"], _previous_data(after)])
+    if before.captured != after.captured:
+        ops.append(["s", ["captured"], _labels(after.captured)])
+    if before.outcome != after.outcome:
+        ops.append(["s", ["outcome"], _outcome_data(after)])
+    for seat, name in zip(Seat, SEAT_NAMES, strict=True):
+        was, now = before.pieces[seat], after.pieces[seat]
+        if was != now:
+            ops.append(["s", ["pieces", name], _labels(now)])
+            if _held(was) != _held(now):
+                ops.append(["s", ["occupied", name], sorted(occupied_bases(after, seat))])
+    if before.outcome != after.outcome or before.pieces != after.pieces:
+        winner = None if after.outcome is None else after.outcome.winner
+        winning = None if winner is None else winning_group(after, winner)
+        winning_data = _winning_data(winning)
+        if winning_data != before_data["winning_group"]:
+            ops.append(["s", ["winning_group"], winning_data])
+        explained = None if after.outcome is None else _explanation(winner, winning)
+        if explained != before_data["explanation"]:
+            ops.append(["s", ["explanation"], explained])
+    if (before.pieces, before.turn, before.ply, before.previous, before.outcome) != (
+        after.pieces,
+        after.turn,
+        after.ply,
+        after.previous,
+        after.outcome,
+    ):  # the move lists are made from these alone
+        ops.append(["s", ["legal"], _legal_texts(after)])
+        ops.append(["s", ["premoves"], _premove_texts(after)])
+    return ops
+
+
+def _legal_texts(state: State) -> list[str]:
+    return [_MOVE_TEXTS.get(move) or move_text(move) for move in legal_moves(state)]
+
+
+def _premove_texts(state: State) -> list[str]:
+    return [_MOVE_TEXTS.get(move) or move_text(move) for move in _premoves(state)]
+
+
+def _previous_data(state: State) -> dict[str, str | None]:
+    return {
+        name: None if move is None else move_text(move)
+        for name, move in zip(SEAT_NAMES, state.previous, strict=True)
+    }
+
+
+def _outcome_data(state: State) -> PlainData:
+    result = state.outcome
+    if result is None:
+        return None
+    return {
+        "winner": None if result.winner is None else SEAT_NAMES[result.winner],
+        "reason": result.reason,
+    }
+
+
+def _winning_data(winning: frozenset[str] | None) -> list[str] | None:
+    return None if winning is None else sorted(winning, key=tiling.CELL_IDS.__getitem__)
 
 
 def _explanation(winner: Seat | None, winning: frozenset[str] | None) -> PlainData:

@@ -189,6 +189,7 @@ DESCRIBED_GAMES = [name for name in GAME_NAMES if data_differ(find_game(name)) i
 """The games that say what a move changed in their data (rules.api.DataChanges)."""
 DESCRIBED_OPTIONS = {
     "osbox": ["-size=3 -any_side -no_capture", "-size=5 -thin_knots"],
+    "marque": ["-any_2", "-opposite"],
 }
 """Options, beyond the defaults, that change the shape or the content of a game's data."""
 
