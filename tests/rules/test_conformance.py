@@ -190,6 +190,7 @@ DESCRIBED_GAMES = [name for name in GAME_NAMES if data_differ(find_game(name)) i
 DESCRIBED_OPTIONS = {
     "osbox": ["-size=3 -any_side -no_capture", "-size=5 -thin_knots"],
     "marque": ["-any_2", "-opposite"],
+    "boche": ["-size=3 -adjacent", "-size=4 -fill_board -join_any"],
 }
 """Options, beyond the defaults, that change the shape or the content of a game's data."""
 
