@@ -34,11 +34,10 @@ MAX_PLIES = 400
 MOVES_TRIED_PER_POSITION = 8
 
 
-def playout(game: GameRules, seed: int, options: str = "") -> list[tuple[Any, list[Any]]]:
-    """A random game under ``options`` (flag text): the positions reached and the legal moves
-    in each."""
+def playout(game: GameRules, seed: int) -> list[tuple[Any, list[Any]]]:
+    """A random game: the positions reached and the legal moves in each."""
     rng = random.Random(seed)
-    state = game.new_game(game.parse_options(options))
+    state = game.new_game(game.parse_options(""))
     seen = []
     for _ in range(MAX_PLIES):
         legal = list(game.legal_moves(state))
@@ -191,6 +190,13 @@ DESCRIBED_OPTIONS = {
     "osbox": ["-size=3 -any_side -no_capture", "-size=5 -thin_knots"],
     "marque": ["-any_2", "-opposite"],
     "boche": ["-size=3 -adjacent", "-size=4 -fill_board -join_any"],
+    "che": [
+        "-triples",
+        "-single -num_tiles=12",
+        "-num_tiles=20 -tie_move",
+        "-move_anytime -num_free=2",
+        "-placements=4 -adjacent -group_area=6",
+    ],
 }
 """Options, beyond the defaults, that change the shape or the content of a game's data."""
 
@@ -215,7 +221,7 @@ def test_describing_hook_turns_the_data_of_one_position_into_the_next(
     assert describe is not None
     rng = random.Random(name + options)
     for seed in range(PLAYOUTS):
-        states = [state for state, _ in playout(game, seed, options)]
+        states = _random_game(game, seed, options)
         pairs = list(zip(states, states[1:], strict=False))
         pairs += [(rng.choice(states), rng.choice(states)) for _ in range(len(states) // 4)]
         for before, after in pairs:
@@ -225,6 +231,24 @@ def test_describing_hook_turns_the_data_of_one_position_into_the_next(
             assert msgpack.packb(replayed) == msgpack.packb(game.to_data(after))
         last = states[-1]
         assert describe(last, game.from_data(game.to_data(last)), game.to_data(last)) == []
+
+
+def _random_game(game: GameRules, seed: int, options: str) -> list[Any]:
+    """The positions of a random game under ``options``, its moves drawn by the game's
+    sampling hook where it has one (``-triples`` lists tens of thousands of moves a turn)."""
+    rng = random.Random(seed)
+    sample = move_sampler(game)
+    state = game.new_game(game.parse_options(options))
+    states = [state]
+    for _ in range(MAX_PLIES):
+        if game.to_move(state) is None:
+            break
+        move = None if sample is None else sample(state, rng)
+        if move is None:
+            move = rng.choice(list(game.legal_moves(state)))
+        state = game.play(state, move)
+        states.append(state)
+    return states
 
 
 SAMPLED = [
