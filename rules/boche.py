@@ -96,7 +96,6 @@ from rules.api import (
     check_options,
     explained_group,
     explanation,
-    move_blocks,
     options_flags_text,
     options_from_flags,
 )
@@ -494,11 +493,36 @@ def _move_lists(state: State) -> tuple[list[str] | None, list[PlainData] | None,
         moves = list(legal_moves(state))
         if len(moves) <= LEGAL_TEXT_LIMIT:
             legal = [str(m) for m in moves]
-        placements = [(m.rotation, m.position) for m in moves if isinstance(m, Place)]
-        premoves = move_blocks(placements, ":")
+        premoves = _placement_blocks(moves)
         if legal is None:
             legal_blocks = premoves
     return legal, legal_blocks, premoves
+
+
+def _placement_blocks(moves: list[Move]) -> list[PlainData]:
+    """What :func:`rules.api.move_blocks` makes of the placements among ``moves`` (rotation
+    and position joined by ``:``), the very same blocks, grouped here without a tuple per
+    move (the server lists them at every move)."""
+    seconds: dict[str, list[str]] = {}
+    for move in moves:
+        if isinstance(move, Place):
+            positions = seconds.get(move.rotation)
+            if positions is None:
+                seconds[move.rotation] = [move.position]
+            else:
+                positions.append(move.position)
+    firsts: dict[tuple[str, ...], list[str]] = {}
+    for rotation, positions in seconds.items():
+        key = tuple(positions)
+        rotations = firsts.get(key)
+        if rotations is None:
+            firsts[key] = [rotation]
+        else:
+            rotations.append(rotation)
+    return [
+        {"parts": [rotations, list(positions)], "join": ":"}
+        for positions, rotations in firsts.items()
+    ]
 
 
 def _to_move_name(state: State) -> str | None:
