@@ -475,11 +475,26 @@ def data_changes(before: State, after: State, before_data: PlainData) -> list[Pl
 
 
 def _legal_texts(state: State) -> list[str]:
+    """The texts of :func:`legal_moves`, which :func:`play` has mostly listed already."""
     return [_MOVE_TEXTS.get(move) or move_text(move) for move in legal_moves(state)]
 
 
 def _premove_texts(state: State) -> list[str]:
-    return [_MOVE_TEXTS.get(move) or move_text(move) for move in _premoves(state)]
+    """The texts of the moves of the seat that waits, as if it were its turn (none once
+    over), read from tables of texts without making the moves."""
+    if state.outcome is not None:
+        return []
+    seat = state.turn
+    other = _OTHER[seat]
+    chains = _chains(state)
+    return _legal_texts_of(
+        state.pieces[other],
+        state.pieces[seat],
+        chains[other],
+        chains[seat],
+        False,
+        state.previous[other],
+    )
 
 
 def _previous_data(state: State) -> dict[str, str | None]:
@@ -511,22 +526,6 @@ def _explanation(winner: Seat | None, winning: frozenset[str] | None) -> PlainDa
     bases = _base_letters(_held(_mask(cells))).split(", ")
     return explanation(
         [explained_group(SEAT_NAMES[winner], cells=cells, sides=bases, size=len(cells))]
-    )
-
-
-def _premoves(state: State) -> list[Move]:
-    """The legal moves of the seat that waits, as if it were its turn (none once over)."""
-    if state.outcome is not None:
-        return []
-    other = _OTHER[state.turn]
-    chains = _chains(state)
-    return _legal(
-        state.pieces[other],
-        state.pieces[state.turn],
-        chains[other],
-        chains[state.turn],
-        False,
-        state.previous[other],
     )
 
 
@@ -607,6 +606,7 @@ _CHUNK_MASK = (1 << _CHUNK) - 1
 
 
 MoveTables: TypeAlias = tuple[tuple[int, tuple[tuple[Move, ...], ...]], ...]
+TextTables: TypeAlias = tuple[tuple[int, tuple[tuple[str, ...], ...]], ...]
 
 
 def _move_tables(moves: Sequence[Move]) -> MoveTables:
@@ -622,6 +622,14 @@ def _move_tables(moves: Sequence[Move]) -> MoveTables:
             table.append((moves[bit], *rest) if bit < len(moves) else rest)
         tables.append((shift, tuple(table)))
     return tuple(tables)
+
+
+def _text_tables(tables: MoveTables) -> TextTables:
+    """``tables`` with each move's text in its place."""
+    return tuple(
+        (shift, tuple(tuple(_MOVE_TEXTS[move] for move in moves) for moves in table))
+        for shift, table in tables
+    )
 
 
 def _spread_tables() -> tuple[tuple[int, tuple[int, ...]], ...]:
@@ -672,6 +680,8 @@ _PAIR_MASK_OF_BIT: dict[int, int] = {
     1 << bit: _SHAPE_MASKS[move.cells] for bit, move in enumerate(_PAIR_OF_BIT)
 }
 _PAIR_TABLES = _move_tables(_PAIR_OF_BIT)
+_SINGLE_TEXT_TABLES = _text_tables(_SINGLE_TABLES)
+_PAIR_TEXT_TABLES = _text_tables(_PAIR_TABLES)
 _BASE_COUNT = len(tiling.BASE_NAMES)
 
 _HOLDS: tuple[bool, ...] = tuple(
@@ -880,7 +890,43 @@ def _legal(
     own: int, opp: int, own_chains: Chains, opp_chains: Chains, first: bool, banned: Move | None
 ) -> list[Move]:
     """The legal moves for the side owning ``own``: singles by cell, then pairs by base,
-    each base clockwise from its pair of triangles 1 and 2.
+    each base clockwise from its pair of triangles 1 and 2 (see :func:`_legal_bits`)."""
+    singles, pairs = _legal_bits(own, opp, own_chains, opp_chains, first, banned)
+    moves: list[Move] = []
+    for shift, single_moves in _SINGLE_TABLES:
+        chunk = singles >> shift & _CHUNK_MASK
+        if chunk:
+            moves += single_moves[chunk]
+    for shift, pair_moves in _PAIR_TABLES:
+        chunk = pairs >> shift & _CHUNK_MASK
+        if chunk:
+            moves += pair_moves[chunk]
+    return moves
+
+
+def _legal_texts_of(
+    own: int, opp: int, own_chains: Chains, opp_chains: Chains, first: bool, banned: Move | None
+) -> list[str]:
+    """The texts of :func:`_legal`'s moves, in its order, read from tables of texts (to_data
+    lists both seats' moves at every move)."""
+    singles, pairs = _legal_bits(own, opp, own_chains, opp_chains, first, banned)
+    texts: list[str] = []
+    for shift, single_texts in _SINGLE_TEXT_TABLES:
+        chunk = singles >> shift & _CHUNK_MASK
+        if chunk:
+            texts += single_texts[chunk]
+    for shift, pair_texts in _PAIR_TEXT_TABLES:
+        chunk = pairs >> shift & _CHUNK_MASK
+        if chunk:
+            texts += pair_texts[chunk]
+    return texts
+
+
+def _legal_bits(
+    own: int, opp: int, own_chains: Chains, opp_chains: Chains, first: bool, banned: Move | None
+) -> tuple[int, int]:
+    """The legal moves for the side owning ``own`` as two masks: the cells of its legal
+    singles, and the bits of its legal pairs (bit 6*base + k: see ``_PAIR_OF_BIT``).
 
     A cell or pair with an empty neighbour is always legal; for one without, the groups
     around it decide: a group of the mover keeping another freedom, or an opponent group
@@ -904,13 +950,8 @@ def _legal(
     candidates &= near_empty
     if hard:
         candidates |= hard & _playable(own_chains, opp_chains, empty, hard)
-    moves: list[Move] = []
-    for shift, singles in _SINGLE_TABLES:
-        chunk = candidates >> shift & _CHUNK_MASK
-        if chunk:
-            moves += singles[chunk]
     if first:
-        return moves
+        return candidates, 0
     # Pairs by bit 6*base + k: triangles k and k+1 (mod 6) of the base, as in _PAIR_BITS.
     triangles = empty & _BASE_TRIANGLE_MASK
     square_free = 0
@@ -931,11 +972,7 @@ def _legal(
             hard ^= low
             if _pair_playable(own_chains, opp_chains, empty, _PAIR_MASK_OF_BIT[low]):
                 pairs |= low
-    for shift, pair_moves in _PAIR_TABLES:
-        chunk = pairs >> shift & _CHUNK_MASK
-        if chunk:
-            moves += pair_moves[chunk]
-    return moves
+    return candidates, pairs
 
 
 def _playable(own_chains: Chains, opp_chains: Chains, empty: int, hard: int) -> int:
