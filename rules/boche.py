@@ -96,7 +96,6 @@ from rules.api import (
     check_options,
     explained_group,
     explanation,
-    move_blocks,
     options_flags_text,
     options_from_flags,
 )
@@ -371,36 +370,20 @@ def to_data(state: State) -> PlainData:
     """
     tables = _tables(state.options.size)
     entries = tables.position_entries
-    seat = to_move(state)
     positions = [
         entries[p].get(r) or tables.position_entry(p, r) for p, r in enumerate(state.board)
     ]
-    legal = None
-    legal_blocks = None
-    premoves: list[PlainData] = []
-    if state.outcome is None:
-        moves = list(legal_moves(state))
-        if len(moves) <= LEGAL_TEXT_LIMIT:
-            legal = [str(m) for m in moves]
-        placements = [(m.rotation, m.position) for m in moves if isinstance(m, Place)]
-        premoves = move_blocks(placements, ":")
-        if legal is None:
-            legal_blocks = premoves
+    legal, legal_blocks, premoves = _move_lists(state)
     return {
         "game": NAME,
         "options": options_text(state.options),
         "size": state.options.size,
-        "to_move": None if seat is None else SEAT_NAMES[seat],
+        "to_move": _to_move_name(state),
         "ply": state.placed + state.swapped,
         "swapped": state.swapped,
         "z": state.z,
         "last_move": state.last,
-        "outcome": None
-        if state.outcome is None
-        else {
-            "winner": None if state.outcome.winner is None else SEAT_NAMES[state.outcome.winner],
-            "reason": state.outcome.reason,
-        },
+        "outcome": _outcome_data(state),
         "scores": None,
         "positions": positions,
         "faces": _faces_data(tables, state),
@@ -410,6 +393,150 @@ def to_data(state: State) -> PlainData:
         "cubes": tables.cubes,
         "frame": tables.frame,
         "explanation": None if state.outcome is None else _explanation(tables, state),
+    }
+
+
+def data_changes(before: State, after: State, before_data: PlainData) -> list[PlainData]:
+    """The operations that turn ``before_data`` (``to_data(before)``) into ``to_data(after)``:
+    the optional hook of :class:`rules.api.DataChanges`.
+
+    The fields are compared as the states hold them and only the parts that differ are
+    built: the positions whose cube changed, and the faces those cubes show or cover; the
+    move lists are set again whenever what they are made from changed.
+    """
+    if before.options != after.options:
+        return [["s", [], to_data(after)]]
+    tables = _tables(after.options.size)
+    ops: list[PlainData] = []
+    if to_move(before) != to_move(after):
+        ops.append(["s", ["to_move"], _to_move_name(after)])
+    if before.placed + before.swapped != after.placed + after.swapped:
+        ops.append(["s", ["ply"], after.placed + after.swapped])
+    if before.swapped != after.swapped:
+        ops.append(["s", ["swapped"], after.swapped])
+    if before.z != after.z:
+        ops.append(["s", ["z"], after.z])
+    if before.last != after.last:
+        ops.append(["s", ["last_move"], after.last])
+    if before.outcome != after.outcome:
+        ops.append(["s", ["outcome"], _outcome_data(after)])
+    was, now = before.board, after.board
+    changed = [p for p in range(len(now)) if was[p] != now[p]]
+    for p in changed:
+        rotation = now[p]
+        ops.append(
+            ["s", ["positions", p, "rotation"], None if rotation == EMPTY else ROTATIONS[rotation]]
+        )
+    if before.z != after.z:
+        ops.append(["s", ["faces"], _faces_data(tables, after)])
+    elif changed and after.z is not None:
+        _face_changes(tables, before, after, changed, ops)
+    if before.outcome != after.outcome or (after.outcome is not None and changed):
+        explained = None if after.outcome is None else _explanation(tables, after)
+        ops.append(["s", ["explanation"], explained])
+    if (was, before.z, before.swapped, before.placed, before.outcome) != (
+        now,
+        after.z,
+        after.swapped,
+        after.placed,
+        after.outcome,
+    ):  # the move lists are made from these alone
+        legal, legal_blocks, premoves = _move_lists(after)
+        ops.append(["s", ["legal"], legal])
+        if legal_blocks is not None or before_data["legal_blocks"] is not None:
+            ops.append(["s", ["legal_blocks"], legal_blocks])
+        ops.append(["s", ["premoves"], premoves])
+    return ops
+
+
+def _face_changes(
+    tables: _Tables, before: State, after: State, changed: list[int], ops: list[PlainData]
+) -> None:
+    """The operations on ``faces`` for the positions in ``changed`` (their cubes changed),
+    under the same parity: their own faces and the faces below them that they cover."""
+    assert after.z is not None
+    above = tables.grid.above
+    supporters = tables.grid.supporters
+    slots: set[int] = set()
+    for q in changed:
+        slots.update((q * 3, q * 3 + 1, q * 3 + 2))
+        for p in supporters[q]:
+            for x, over in enumerate(above[p]):
+                if over == q:
+                    slots.add(p * 3 + x)
+    for slot in sorted(slots):
+        face = _face_entry(tables, after.board, after.z, slot)
+        if face is not _face_entry(tables, before.board, after.z, slot):
+            ops.append(["s", ["faces", slot], face])
+
+
+def _face_entry(tables: _Tables, board: tuple[int, ...], z: int, slot: int) -> PlainData:
+    """The ``faces`` slot ``slot`` (face ``slot % 3`` of position ``slot // 3``), None if hidden."""
+    p, x = divmod(slot, 3)
+    r = board[p]
+    if r == EMPTY:
+        return None
+    q = tables.grid.above[p][x]
+    if q is not None and board[q] != EMPTY:
+        return None
+    key = slot * 2 + tables.band_tf[r][x]
+    return tables.face_entries(z).get(key) or tables.face_entry(z, key)
+
+
+def _move_lists(state: State) -> tuple[list[str] | None, list[PlainData] | None, list[PlainData]]:
+    """to_data's ``legal`` (None past :data:`LEGAL_TEXT_LIMIT` moves), ``legal_blocks`` (the
+    placements as blocks when ``legal`` is None) and ``premoves`` (the placements)."""
+    legal = None
+    legal_blocks = None
+    premoves: list[PlainData] = []
+    if state.outcome is None:
+        moves = list(legal_moves(state))
+        if len(moves) <= LEGAL_TEXT_LIMIT:
+            legal = [str(m) for m in moves]
+        premoves = _placement_blocks(moves)
+        if legal is None:
+            legal_blocks = premoves
+    return legal, legal_blocks, premoves
+
+
+def _placement_blocks(moves: list[Move]) -> list[PlainData]:
+    """What :func:`rules.api.move_blocks` makes of the placements among ``moves`` (rotation
+    and position joined by ``:``), the very same blocks, grouped here without a tuple per
+    move (the server lists them at every move)."""
+    seconds: dict[str, list[str]] = {}
+    for move in moves:
+        if isinstance(move, Place):
+            positions = seconds.get(move.rotation)
+            if positions is None:
+                seconds[move.rotation] = [move.position]
+            else:
+                positions.append(move.position)
+    firsts: dict[tuple[str, ...], list[str]] = {}
+    for rotation, positions in seconds.items():
+        key = tuple(positions)
+        rotations = firsts.get(key)
+        if rotations is None:
+            firsts[key] = [rotation]
+        else:
+            rotations.append(rotation)
+    return [
+        {"parts": [rotations, list(positions)], "join": ":"}
+        for positions, rotations in firsts.items()
+    ]
+
+
+def _to_move_name(state: State) -> str | None:
+    seat = to_move(state)
+    return None if seat is None else SEAT_NAMES[seat]
+
+
+def _outcome_data(state: State) -> PlainData:
+    result = state.outcome
+    if result is None:
+        return None
+    return {
+        "winner": None if result.winner is None else SEAT_NAMES[result.winner],
+        "reason": result.reason,
     }
 
 

@@ -111,7 +111,7 @@ from enum import StrEnum
 from functools import lru_cache
 from itertools import chain, islice
 from operator import itemgetter
-from typing import TypeAlias
+from typing import TypeAlias, TypeVar
 
 from rules.api import (
     Flag,
@@ -339,6 +339,8 @@ class State:
     """The candidate cells of this turn in reading order: position numbers 1..K."""
     light_parity: int = field(compare=False, hash=False, repr=False)
     """The vertex parity that is Light (-1 before the first tile)."""
+    masks: list[int] | None = field(default=None, compare=False, hash=False, repr=False)
+    """:func:`_decisive_masks` once something asked for them (the move lists do, often twice)."""
 
 
 # --- the common API ----------------------------------------------------------------------
@@ -637,62 +639,198 @@ def move_text(move: Move) -> str:
 def to_data(state: State) -> PlainData:
     """Plain data for storage and drawing (shape in the module docstring)."""
     lp = state.light_parity
-    tiles = []
-    xs = []
-    ys = []
-    for number, (cell, letter) in enumerate(state.tiles, 1):
-        x, y = plane.xy(cell)
-        xs.append(x)
-        ys.append(y)
-        tiles.append(
-            {
-                "number": number,
-                "tile": LETTERS[letter],
-                "x": x,
-                "y": y,
-                "dominant": _DOMINANT_NAMES[letter],
-                "corners": _CORNER_COLOURS[(cell & 1) ^ lp],
-                "band": "nw-se" if _LEFT[letter] else "ne-sw",
-            }
-        )
-    candidates = []
-    for position, cell in enumerate(state.frontier, 1):
-        x, y = plane.xy(cell)
-        xs.append(x)
-        ys.append(y)
-        fits = _ANY_TILE if lp < 0 else _FIT_LETTERS[(cell & 1) ^ lp]
-        candidates.append({"position": position, "x": x, "y": y, "tiles": fits})
-    seat = to_move(state)
-    legal = None
-    if state.outcome is None and not _surely_more_moves(state, LEGAL_LIST_LIMIT):
-        first = list(islice(legal_moves(state), LEGAL_LIST_LIMIT + 1))
-        if len(first) <= LEGAL_LIST_LIMIT:
-            legal = [move_text(m) for m in first]
+    tiles = [_tile_data(number, tile, lp) for number, tile in enumerate(state.tiles, 1)]
+    candidates = [
+        _candidate_data(position, cell, lp) for position, cell in enumerate(state.frontier, 1)
+    ]
+    legal, legal_blocks, premoves = _move_lists(state)
     return {
         "game": NAME,
         "options": options_text(state.options),
         "turn": state.turn,
         "quota": quota(state),
         "supply": state.supply,
-        "to_move": None if seat is None else SEAT_NAMES[seat],
+        "to_move": _to_move_name(state),
         "last_move": state.last_move,
         "last": list(state.last),
         "movement_turns": state.movement_turns,
         "scores": None if state.scores is None else list(state.scores),
-        "outcome": None
-        if state.outcome is None
-        else {
-            "winner": None if state.outcome.winner is None else SEAT_NAMES[state.outcome.winner],
-            "reason": state.outcome.reason,
-        },
+        "outcome": _outcome_data(state),
         "tiles": tiles,
         "candidates": candidates,
-        "bounds": {"min_x": min(xs), "min_y": min(ys), "max_x": max(xs), "max_y": max(ys)},
+        "bounds": _bounds(state),
         "legal": legal,
-        "legal_blocks": None if legal is not None or state.outcome else _blocks(state),
-        "premoves": [] if state.outcome else _premoves(state),
+        "legal_blocks": legal_blocks,
+        "premoves": _copied_blocks(premoves) if premoves is legal_blocks else premoves,
         "tile_pictures": _TILE_PICTURES,
         "explanation": None if state.outcome is None else _explanation(state),
+    }
+
+
+def data_changes(before: State, after: State, before_data: PlainData) -> list[PlainData]:
+    """The operations that turn ``before_data`` (``to_data(before)``) into ``to_data(after)``:
+    the optional hook of :class:`rules.api.DataChanges`.
+
+    The fields are compared as the states hold them and only the parts that differ are
+    built: the tiles placed or moved, and the candidates whose cell changed; the move lists
+    are set again whenever what they are made from changed, the waiting seat's from the
+    mover's where they are the same.
+    """
+    if before.options != after.options:
+        return [["s", [], to_data(after)]]
+    ops: list[PlainData] = []
+    if before.turn != after.turn:
+        ops.append(["s", ["turn"], after.turn])
+    if quota(before) != quota(after):
+        ops.append(["s", ["quota"], quota(after)])
+    if before.supply != after.supply:
+        ops.append(["s", ["supply"], after.supply])
+    if to_move(before) != to_move(after):
+        ops.append(["s", ["to_move"], _to_move_name(after)])
+    if before.last_move != after.last_move:
+        ops.append(["s", ["last_move"], after.last_move])
+    if before.last != after.last:
+        ops.append(["s", ["last"], list(after.last)])
+    if before.movement_turns != after.movement_turns:
+        ops.append(["s", ["movement_turns"], after.movement_turns])
+    if before.scores != after.scores:
+        ops.append(["s", ["scores"], None if after.scores is None else list(after.scores)])
+    if before.outcome != after.outcome:
+        ops.append(["s", ["outcome"], _outcome_data(after)])
+    lp = after.light_parity
+    if before.light_parity != lp:  # the opening: every corner's colour is settled
+        tiles = [_tile_data(number, tile, lp) for number, tile in enumerate(after.tiles, 1)]
+        ops.append(["s", ["tiles"], tiles])
+        cells = after.frontier
+        candidates = [_candidate_data(position, cell, lp) for position, cell in enumerate(cells, 1)]
+        ops.append(["s", ["candidates"], candidates])
+    else:
+        _list_changes("tiles", before.tiles, after.tiles, lp, _tile_data, ops)
+        _list_changes("candidates", before.frontier, after.frontier, lp, _candidate_data, ops)
+    if before.tiles != after.tiles:
+        bounds = _bounds(after)
+        if bounds != before_data["bounds"]:
+            ops.append(["s", ["bounds"], bounds])
+    if before.outcome != after.outcome or (after.outcome is not None and before != after):
+        explained = None if after.outcome is None else _explanation(after)
+        ops.append(["s", ["explanation"], explained])
+    if before != after:  # the move lists are made from the state's fields alone
+        legal, legal_blocks, premoves = _move_lists(after)
+        ops.append(["s", ["legal"], legal])
+        if legal_blocks is not None or before_data["legal_blocks"] is not None:
+            ops.append(["s", ["legal_blocks"], legal_blocks])
+        ops.append(["s", ["premoves"], premoves])
+    return ops
+
+
+_Item = TypeVar("_Item")
+
+
+def _list_changes(
+    name: str,
+    was: Sequence[_Item],
+    now: Sequence[_Item],
+    lp: int,
+    entry: Callable[[int, _Item, int], PlainData],
+    ops: list[PlainData],
+) -> None:
+    """The operations on the list ``name`` of entries ``entry(number, item, lp)`` of the
+    items ``was`` (numbered from 1) to those of ``now``, as the diff of the two lists would
+    make them: the changed and the new entries, or the whole list when most of it changed."""
+    kept = min(len(was), len(now))
+    changed = [i for i in range(kept) if was[i] != now[i]]
+    if len(changed) + max(0, len(now) - len(was)) > max(1, len(now) // 2):
+        ops.append(["s", [name], [entry(i, item, lp) for i, item in enumerate(now, 1)]])
+        return
+    ops.extend(["s", [name, i], entry(i + 1, now[i], lp)] for i in changed)
+    if len(now) < len(was):
+        ops.append(["d", [name, len(now)]])
+    ops.extend(["s", [name, i], entry(i + 1, now[i], lp)] for i in range(len(was), len(now)))
+
+
+def _tile_data(number: int, tile: tuple[CellId, int], lp: int) -> PlainData:
+    cell, letter = tile
+    x, y = plane.xy(cell)
+    return {
+        "number": number,
+        "tile": LETTERS[letter],
+        "x": x,
+        "y": y,
+        "dominant": _DOMINANT_NAMES[letter],
+        "corners": _CORNER_COLOURS[(cell & 1) ^ lp],
+        "band": "nw-se" if _LEFT[letter] else "ne-sw",
+    }
+
+
+def _candidate_data(position: int, cell: CellId, lp: int) -> PlainData:
+    x, y = plane.xy(cell)
+    fits = _ANY_TILE if lp < 0 else _FIT_LETTERS[(cell & 1) ^ lp]
+    return {"position": position, "x": x, "y": y, "tiles": fits}
+
+
+def _bounds(state: State) -> dict[str, int]:
+    """The box of the tiles and candidates (cells)."""
+    xs = []
+    ys = []
+    for cell, _ in state.tiles:
+        x, y = plane.xy(cell)
+        xs.append(x)
+        ys.append(y)
+    for cell in state.frontier:
+        x, y = plane.xy(cell)
+        xs.append(x)
+        ys.append(y)
+    return {"min_x": min(xs), "min_y": min(ys), "max_x": max(xs), "max_y": max(ys)}
+
+
+def _move_lists(
+    state: State,
+) -> tuple[list[str] | None, list[PlainData] | None, list[PlainData]]:
+    """to_data's ``legal``, ``legal_blocks`` and ``premoves`` (see the module docstring).
+
+    The waiting seat's moves are the mover's, the very same list, where the next turn places
+    as many tiles and moves none: the tiles belong to nobody, so only the quota and the tile
+    moves (a tile of the last turn stays put) tell the two turns apart.
+    """
+    if state.outcome is not None:
+        return None, None, []
+    legal = None
+    if not _surely_more_moves(state, LEGAL_LIST_LIMIT):
+        first = list(islice(legal_moves(state), LEGAL_LIST_LIMIT + 1))
+        if len(first) <= LEGAL_LIST_LIMIT:
+            legal = [move_text(m) for m in first]
+    if legal is not None:
+        return legal, None, _premoves(state)
+    blocks = _blocks(state)
+    count = quota(state)
+    if count > 0 and not state.options.move_anytime and quota(_waiting(state)) == count:
+        return None, blocks, blocks if blocks is not None else []
+    return None, blocks, _premoves(state)
+
+
+def _copied_blocks(blocks: list[PlainData]) -> list[PlainData]:
+    """A copy of ``blocks`` that shares no list or map with them (one document holds each
+    part once)."""
+    return [
+        block
+        if isinstance(block, str)
+        else {"parts": [list(part) for part in block["parts"]], "join": block["join"]}
+        for block in blocks
+    ]
+
+
+def _to_move_name(state: State) -> str | None:
+    seat = to_move(state)
+    return None if seat is None else SEAT_NAMES[seat]
+
+
+def _outcome_data(state: State) -> PlainData:
+    result = state.outcome
+    if result is None:
+        return None
+    return {
+        "winner": None if result.winner is None else SEAT_NAMES[result.winner],
+        "reason": result.reason,
     }
 
 
@@ -748,7 +886,12 @@ def _premoves(state: State) -> list[PlainData]:
     opening, nor where a turn places more than two tiles)."""
     if state.light_parity < 0:
         return []
-    waiting = State(
+    return _blocks(_waiting(state)) or []
+
+
+def _waiting(state: State) -> State:
+    """``state`` as the seat that waits would find it on its turn, the board unchanged."""
+    return State(
         state.options,
         state.tiles,
         state.turn + 1,
@@ -761,8 +904,8 @@ def _premoves(state: State) -> list[PlainData]:
         state.board,
         state.frontier,
         state.light_parity,
+        state.masks,
     )
-    return _blocks(waiting) or []
 
 
 def _explanation(state: State) -> PlainData:
@@ -1435,7 +1578,17 @@ def _single_moves(state: State) -> list[Move]:
 
 def _decisive_masks(state: State) -> list[int]:
     """Per candidate cell, bit 0: the Light-dominant tile there decides the game on its own;
-    bit 1: the Dark-dominant one.
+    bit 1: the Dark-dominant one.  Kept on the state (``masks``): nobody may change them.
+    """
+    masks = state.masks
+    if masks is None:
+        masks = _find_decisive_masks(state)
+        object.__setattr__(state, "masks", masks)
+    return masks
+
+
+def _find_decisive_masks(state: State) -> list[int]:
+    """What :func:`_decisive_masks` keeps: they depend on the board and the options alone.
 
     Under the standard rules a tile can close a region only if it fills one of its corners,
     so only the corners whose three other cells hold tiles are searched, and a filled corner

@@ -396,18 +396,10 @@ def to_data(state: State) -> PlainData:
         "last_move": None if state.last_move is None else move_text(state.last_move),
         "last_mover": None if state.last_mover is None else SEAT_NAMES[state.last_mover],
         "passes": [SEAT_NAMES[s] for s in state.passes],
-        "previous": {
-            name: None if move is None else move_text(move)
-            for name, move in zip(SEAT_NAMES, state.previous, strict=True)
-        },
+        "previous": _previous_data(state),
         "captured": _labels(state.captured),
         "scores": None,
-        "outcome": None
-        if state.outcome is None
-        else {
-            "winner": None if winner is None else SEAT_NAMES[winner],
-            "reason": state.outcome.reason,
-        },
+        "outcome": _outcome_data(state),
         "pieces": {
             name: _labels(state.pieces[s]) for s, name in zip(Seat, SEAT_NAMES, strict=True)
         },
@@ -416,13 +408,114 @@ def to_data(state: State) -> PlainData:
         "occupied": {
             name: sorted(occupied_bases(state, s)) for s, name in zip(Seat, SEAT_NAMES, strict=True)
         },
-        "winning_group": None
-        if winning is None
-        else sorted(winning, key=tiling.CELL_IDS.__getitem__),
-        "legal": [_MOVE_TEXTS.get(move) or move_text(move) for move in legal_moves(state)],
-        "premoves": [_MOVE_TEXTS.get(move) or move_text(move) for move in _premoves(state)],
+        "winning_group": _winning_data(winning),
+        "legal": _legal_texts(state),
+        "premoves": _premove_texts(state),
         "explanation": None if state.outcome is None else _explanation(winner, winning),
     }
+
+
+def data_changes(before: State, after: State, before_data: PlainData) -> list[PlainData]:
+    """The operations that turn ``before_data`` (``to_data(before)``) into ``to_data(after)``:
+    the optional hook of :class:`rules.api.DataChanges`.
+
+    The fields are compared as the states hold them and only the parts that differ are
+    built: a move changes the pieces of one seat, or two with a capture, and the move lists,
+    which are set again whenever what they are made from changed.
+    """
+    if before.options != after.options:
+        return [["s", [], to_data(after)]]
+    ops: list[PlainData] = []
+    if before.ply != after.ply:
+        ops.append(["s", ["ply"], after.ply])
+    if to_move(before) != to_move(after):
+        seat = to_move(after)
+        ops.append(["s", ["to_move"], None if seat is None else SEAT_NAMES[seat]])
+    if before.turn != after.turn:
+        ops.append(["s", ["turn"], SEAT_NAMES[after.turn]])
+    if before.last_move != after.last_move:
+        last = after.last_move
+        ops.append(["s", ["last_move"], None if last is None else move_text(last)])
+    if before.last_mover != after.last_mover:
+        mover = after.last_mover
+        ops.append(["s", ["last_mover"], None if mover is None else SEAT_NAMES[mover]])
+    if before.passes != after.passes:
+        ops.append(["s", ["passes"], [SEAT_NAMES[s] for s in after.passes]])
+    if before.previous != after.previous:
+        ops.append(["s", ["previous"], _previous_data(after)])
+    if before.captured != after.captured:
+        ops.append(["s", ["captured"], _labels(after.captured)])
+    if before.outcome != after.outcome:
+        ops.append(["s", ["outcome"], _outcome_data(after)])
+    for seat, name in zip(Seat, SEAT_NAMES, strict=True):
+        was, now = before.pieces[seat], after.pieces[seat]
+        if was != now:
+            ops.append(["s", ["pieces", name], _labels(now)])
+            if _held(was) != _held(now):
+                ops.append(["s", ["occupied", name], sorted(occupied_bases(after, seat))])
+    if before.outcome != after.outcome or before.pieces != after.pieces:
+        winner = None if after.outcome is None else after.outcome.winner
+        winning = None if winner is None else winning_group(after, winner)
+        winning_data = _winning_data(winning)
+        if winning_data != before_data["winning_group"]:
+            ops.append(["s", ["winning_group"], winning_data])
+        explained = None if after.outcome is None else _explanation(winner, winning)
+        if explained != before_data["explanation"]:
+            ops.append(["s", ["explanation"], explained])
+    if (before.pieces, before.turn, before.ply, before.previous, before.outcome) != (
+        after.pieces,
+        after.turn,
+        after.ply,
+        after.previous,
+        after.outcome,
+    ):  # the move lists are made from these alone
+        ops.append(["s", ["legal"], _legal_texts(after)])
+        ops.append(["s", ["premoves"], _premove_texts(after)])
+    return ops
+
+
+def _legal_texts(state: State) -> list[str]:
+    """The texts of :func:`legal_moves`, which :func:`play` has mostly listed already."""
+    return [_MOVE_TEXTS.get(move) or move_text(move) for move in legal_moves(state)]
+
+
+def _premove_texts(state: State) -> list[str]:
+    """The texts of the moves of the seat that waits, as if it were its turn (none once
+    over), read from tables of texts without making the moves."""
+    if state.outcome is not None:
+        return []
+    seat = state.turn
+    other = _OTHER[seat]
+    chains = _chains(state)
+    return _legal_texts_of(
+        state.pieces[other],
+        state.pieces[seat],
+        chains[other],
+        chains[seat],
+        False,
+        state.previous[other],
+    )
+
+
+def _previous_data(state: State) -> dict[str, str | None]:
+    return {
+        name: None if move is None else move_text(move)
+        for name, move in zip(SEAT_NAMES, state.previous, strict=True)
+    }
+
+
+def _outcome_data(state: State) -> PlainData:
+    result = state.outcome
+    if result is None:
+        return None
+    return {
+        "winner": None if result.winner is None else SEAT_NAMES[result.winner],
+        "reason": result.reason,
+    }
+
+
+def _winning_data(winning: frozenset[str] | None) -> list[str] | None:
+    return None if winning is None else sorted(winning, key=tiling.CELL_IDS.__getitem__)
 
 
 def _explanation(winner: Seat | None, winning: frozenset[str] | None) -> PlainData:
@@ -433,22 +526,6 @@ def _explanation(winner: Seat | None, winning: frozenset[str] | None) -> PlainDa
     bases = _base_letters(_held(_mask(cells))).split(", ")
     return explanation(
         [explained_group(SEAT_NAMES[winner], cells=cells, sides=bases, size=len(cells))]
-    )
-
-
-def _premoves(state: State) -> list[Move]:
-    """The legal moves of the seat that waits, as if it were its turn (none once over)."""
-    if state.outcome is not None:
-        return []
-    other = _OTHER[state.turn]
-    chains = _chains(state)
-    return _legal(
-        state.pieces[other],
-        state.pieces[state.turn],
-        chains[other],
-        chains[state.turn],
-        False,
-        state.previous[other],
     )
 
 
@@ -529,6 +606,7 @@ _CHUNK_MASK = (1 << _CHUNK) - 1
 
 
 MoveTables: TypeAlias = tuple[tuple[int, tuple[tuple[Move, ...], ...]], ...]
+TextTables: TypeAlias = tuple[tuple[int, tuple[tuple[str, ...], ...]], ...]
 
 
 def _move_tables(moves: Sequence[Move]) -> MoveTables:
@@ -544,6 +622,14 @@ def _move_tables(moves: Sequence[Move]) -> MoveTables:
             table.append((moves[bit], *rest) if bit < len(moves) else rest)
         tables.append((shift, tuple(table)))
     return tuple(tables)
+
+
+def _text_tables(tables: MoveTables) -> TextTables:
+    """``tables`` with each move's text in its place."""
+    return tuple(
+        (shift, tuple(tuple(_MOVE_TEXTS[move] for move in moves) for moves in table))
+        for shift, table in tables
+    )
 
 
 def _spread_tables() -> tuple[tuple[int, tuple[int, ...]], ...]:
@@ -594,6 +680,8 @@ _PAIR_MASK_OF_BIT: dict[int, int] = {
     1 << bit: _SHAPE_MASKS[move.cells] for bit, move in enumerate(_PAIR_OF_BIT)
 }
 _PAIR_TABLES = _move_tables(_PAIR_OF_BIT)
+_SINGLE_TEXT_TABLES = _text_tables(_SINGLE_TABLES)
+_PAIR_TEXT_TABLES = _text_tables(_PAIR_TABLES)
 _BASE_COUNT = len(tiling.BASE_NAMES)
 
 _HOLDS: tuple[bool, ...] = tuple(
@@ -802,7 +890,43 @@ def _legal(
     own: int, opp: int, own_chains: Chains, opp_chains: Chains, first: bool, banned: Move | None
 ) -> list[Move]:
     """The legal moves for the side owning ``own``: singles by cell, then pairs by base,
-    each base clockwise from its pair of triangles 1 and 2.
+    each base clockwise from its pair of triangles 1 and 2 (see :func:`_legal_bits`)."""
+    singles, pairs = _legal_bits(own, opp, own_chains, opp_chains, first, banned)
+    moves: list[Move] = []
+    for shift, single_moves in _SINGLE_TABLES:
+        chunk = singles >> shift & _CHUNK_MASK
+        if chunk:
+            moves += single_moves[chunk]
+    for shift, pair_moves in _PAIR_TABLES:
+        chunk = pairs >> shift & _CHUNK_MASK
+        if chunk:
+            moves += pair_moves[chunk]
+    return moves
+
+
+def _legal_texts_of(
+    own: int, opp: int, own_chains: Chains, opp_chains: Chains, first: bool, banned: Move | None
+) -> list[str]:
+    """The texts of :func:`_legal`'s moves, in its order, read from tables of texts (to_data
+    lists both seats' moves at every move)."""
+    singles, pairs = _legal_bits(own, opp, own_chains, opp_chains, first, banned)
+    texts: list[str] = []
+    for shift, single_texts in _SINGLE_TEXT_TABLES:
+        chunk = singles >> shift & _CHUNK_MASK
+        if chunk:
+            texts += single_texts[chunk]
+    for shift, pair_texts in _PAIR_TEXT_TABLES:
+        chunk = pairs >> shift & _CHUNK_MASK
+        if chunk:
+            texts += pair_texts[chunk]
+    return texts
+
+
+def _legal_bits(
+    own: int, opp: int, own_chains: Chains, opp_chains: Chains, first: bool, banned: Move | None
+) -> tuple[int, int]:
+    """The legal moves for the side owning ``own`` as two masks: the cells of its legal
+    singles, and the bits of its legal pairs (bit 6*base + k: see ``_PAIR_OF_BIT``).
 
     A cell or pair with an empty neighbour is always legal; for one without, the groups
     around it decide: a group of the mover keeping another freedom, or an opponent group
@@ -826,13 +950,8 @@ def _legal(
     candidates &= near_empty
     if hard:
         candidates |= hard & _playable(own_chains, opp_chains, empty, hard)
-    moves: list[Move] = []
-    for shift, singles in _SINGLE_TABLES:
-        chunk = candidates >> shift & _CHUNK_MASK
-        if chunk:
-            moves += singles[chunk]
     if first:
-        return moves
+        return candidates, 0
     # Pairs by bit 6*base + k: triangles k and k+1 (mod 6) of the base, as in _PAIR_BITS.
     triangles = empty & _BASE_TRIANGLE_MASK
     square_free = 0
@@ -853,11 +972,7 @@ def _legal(
             hard ^= low
             if _pair_playable(own_chains, opp_chains, empty, _PAIR_MASK_OF_BIT[low]):
                 pairs |= low
-    for shift, pair_moves in _PAIR_TABLES:
-        chunk = pairs >> shift & _CHUNK_MASK
-        if chunk:
-            moves += pair_moves[chunk]
-    return moves
+    return candidates, pairs
 
 
 def _playable(own_chains: Chains, opp_chains: Chains, empty: int, hard: int) -> int:

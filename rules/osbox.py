@@ -210,6 +210,23 @@ for _face, _texts in DIE_TABLE.items():
 
 KIND_NAMES: tuple[str, ...] = tuple(_KIND_NAMES)
 """Die kind id to ``face:PORTS`` name; kind 0 is the empty cell (name ``""``)."""
+_KIND_COUNT = len(KIND_NAMES)
+
+
+def _die_drawing(kind: int) -> dict[str, PlainData]:
+    """What to_data says of a die of ``kind`` besides its cell."""
+    name = KIND_NAMES[kind]
+    return {
+        "die": name,
+        "face": name[0],
+        "ports": name[2:],
+        "strands": [[HALF_ENDS[a], HALF_ENDS[b]] for a, b in _KIND_STRANDS[kind]],
+    }
+
+
+_DIE_DATA: tuple[dict[str, PlainData], ...] = tuple(
+    _die_drawing(kind) if kind else {} for kind in range(len(KIND_NAMES))
+)
 
 
 def _partners(strands: tuple[tuple[int, int], ...]) -> tuple[int, ...]:
@@ -278,7 +295,7 @@ def entering_die(face: str, side: Side) -> int:
 class _Table:
     """Precomputed lookups for one board size: flat neighbours, lines, moves, legal-move cache."""
 
-    __slots__ = ("grid", "sentinel", "across", "moves", "legal")
+    __slots__ = ("grid", "sentinel", "across", "moves", "legal", "texts", "dice")
 
     def __init__(self, size: int) -> None:
         grid = square_grid(size)
@@ -294,6 +311,15 @@ class _Table:
             tuple(Move(face, place.number) for face in FACES) for place in grid.positions
         )
         self.legal: dict[tuple[int, int], tuple[Move, ...]] = {}
+        self.texts: dict[tuple[int, int], list[str]] = {}
+        """The legal move texts by the key of ``legal`` (see :func:`_move_texts`)."""
+        self.dice: list[dict[str, PlainData]] = [
+            {"cell": cell, **_DIE_DATA[kind]} if kind else {}
+            for cell in range(grid.count)
+            for kind in range(_KIND_COUNT)
+        ]
+        """to_data's ``dice`` entry of each kind on each cell, at ``cell * kinds + kind``:
+        built once and shared, so the data of consecutive positions holds the same entries."""
 
 
 @cache
@@ -726,7 +752,11 @@ def move_text(move: Move) -> str:
 
 
 def to_data(state: State) -> PlainData:
-    """Plain data for storage and drawing (shape in the module docstring)."""
+    """Plain data for storage and drawing (shape in the module docstring).
+
+    The entries of ``dice`` and the move lists are built once and shared by every call that
+    shows them (see ``_Table``): nobody may change the returned data.
+    """
     options = state.options
     grid = square_grid(options.size)
     result = outcome(state)
@@ -739,31 +769,119 @@ def to_data(state: State) -> PlainData:
         "to_move": None if state.seat is None else SEAT_NAMES[state.seat],
         "last_move": None if state.last is None else move_text(state.last),
         "gained": state.gained,
-        "scores": dict(zip(SEAT_NAMES, state.scores, strict=True)),
-        "outcome": None
-        if result is None
-        else {
-            "winner": None if result.winner is None else SEAT_NAMES[result.winner],
-            "reason": result.reason,
-        },
+        "scores": _scores_data(state),
+        "outcome": _outcome_data(result),
         "cells": cells,
         "positions": positions,
-        "dice": [
-            {"cell": cell, **_DIE_DATA[kind]} for cell, kind in enumerate(state.board) if kind
-        ],
-        "removed": [{"cell": cell, **_DIE_DATA[kind]} for cell, kind in state.removed],
+        "dice": _dice_data(state),
+        "removed": _removed_data(state),
         "scored": list(state.scored),
     }
     data["legal"] = None
     data["legal_blocks"] = None
     data["premoves"] = []
     if state.seat is not None:
-        data["legal"] = [move_text(move) for move in _legal(state)]
-        waiting = State(options, state.board, state.seat.other)
-        data["premoves"] = [move_text(move) for move in _legal(waiting)]
+        data["legal"] = _move_texts(options, state.board, state.seat)
+        data["premoves"] = _move_texts(options, state.board, state.seat.other)
     data["entering"] = _ENTERING
     data["explanation"] = None if result is None else _explanation(state)
     return data
+
+
+def data_changes(before: State, after: State, before_data: PlainData) -> list[PlainData]:
+    """The operations that turn ``before_data`` (``to_data(before)``) into ``to_data(after)``:
+    the optional hook of :class:`rules.api.DataChanges`.
+
+    The fields are compared as the states hold them and only the parts that differ are
+    built; the dice are compared cell by cell, and the move lists by the rows and columns
+    open to each seat, which is all they are made from.
+    """
+    options = after.options
+    if before.options != options:
+        return [["s", [], to_data(after)]]
+    ops: list[PlainData] = []
+    if before.ply != after.ply:
+        ops.append(["s", ["ply"], after.ply])
+    if before.seat != after.seat:
+        ops.append(["s", ["to_move"], None if after.seat is None else SEAT_NAMES[after.seat]])
+    if before.last != after.last:
+        ops.append(["s", ["last_move"], None if after.last is None else move_text(after.last)])
+    if before.gained != after.gained:
+        ops.append(["s", ["gained"], after.gained])
+    if before.scores != after.scores:
+        ops.append(["s", ["scores"], _scores_data(after)])
+    result = outcome(after)
+    if outcome(before) != result:
+        ops.append(["s", ["outcome"], _outcome_data(result)])
+    if before.board != after.board:
+        _dice_changes(before, after, ops)
+    if before.removed != after.removed:
+        ops.append(["s", ["removed"], _removed_data(after)])
+    if before.scored != after.scored:
+        ops.append(["s", ["scored"], list(after.scored)])
+    was, now = before.seat, after.seat
+    if was is None or now is None:
+        if was is not now:
+            ops.append(
+                ["s", ["legal"], None if now is None else _move_texts(options, after.board, now)]
+            )
+            ops.append(
+                [
+                    "s",
+                    ["premoves"],
+                    [] if now is None else _move_texts(options, after.board, now.other),
+                ]
+            )
+    else:
+        for name, seat_was, seat_now in (("legal", was, now), ("premoves", was.other, now.other)):
+            if _legal_key(options, before.board, seat_was) != _legal_key(
+                options, after.board, seat_now
+            ):
+                ops.append(["s", [name], _move_texts(options, after.board, seat_now)])
+    explained = None if result is None else _explanation(after)
+    if explained != (None if outcome(before) is None else _explanation(before)):
+        ops.append(["s", ["explanation"], explained])
+    return ops
+
+
+def _dice_changes(before: State, after: State, ops: list[PlainData]) -> None:
+    """The operations on ``dice`` from ``before``'s board to ``after``'s: one per entry that
+    changed, as the diff of the two lists would make them (the whole list when most of it
+    changed)."""
+    was = [cell * _KIND_COUNT + kind for cell, kind in enumerate(before.board) if kind]
+    now = [cell * _KIND_COUNT + kind for cell, kind in enumerate(after.board) if kind]
+    kept = min(len(was), len(now))
+    changed = [i for i in range(kept) if was[i] != now[i]]
+    entries = _table(after.options.size).dice
+    if len(changed) + max(0, len(now) - len(was)) > max(1, len(now) // 2):
+        ops.append(["s", ["dice"], [entries[key] for key in now]])
+        return
+    ops.extend(["s", ["dice", i], entries[now[i]]] for i in changed)
+    if len(now) < len(was):
+        ops.append(["d", ["dice", len(now)]])
+    ops.extend(["s", ["dice", i], entries[now[i]]] for i in range(len(was), len(now)))
+
+
+def _dice_data(state: State) -> list[PlainData]:
+    entries = _table(state.options.size).dice
+    return [entries[cell * _KIND_COUNT + kind] for cell, kind in enumerate(state.board) if kind]
+
+
+def _removed_data(state: State) -> list[PlainData]:
+    return [{"cell": cell, **_DIE_DATA[kind]} for cell, kind in state.removed]
+
+
+def _scores_data(state: State) -> dict[str, int]:
+    return dict(zip(SEAT_NAMES, state.scores, strict=True))
+
+
+def _outcome_data(result: Outcome | None) -> PlainData:
+    if result is None:
+        return None
+    return {
+        "winner": None if result.winner is None else SEAT_NAMES[result.winner],
+        "reason": result.reason,
+    }
 
 
 @cache
@@ -911,15 +1029,17 @@ def _legal(state: State) -> tuple[Move, ...]:
     seat = state.seat
     if seat is None:
         return ()
-    options = state.options
-    size = options.size
-    table = _table(size)
-    key_side = 2 if options.any_side else int(seat)
-    mask = _gap_mask(state.board, size, key_side != 1, key_side != 0)
-    key = (key_side, mask)
+    return _legal_of(state.options, state.board, seat)
+
+
+def _legal_of(options: Options, board: tuple[int, ...], seat: Seat) -> tuple[Move, ...]:
+    """The pushes ``seat`` could make on ``board``, cached by the rows and columns open to it."""
+    table = _table(options.size)
+    key = _legal_key(options, board, seat)
     cached = table.legal.get(key)
     if cached is None:
         grid = table.grid
+        mask = key[1]
         sides = frozenset(Side) if options.any_side else _HOME_SIDES[seat]
         cached = tuple(
             move
@@ -931,6 +1051,30 @@ def _legal(state: State) -> tuple[Move, ...]:
             table.legal.clear()
         table.legal[key] = cached
     return cached
+
+
+def _legal_key(options: Options, board: tuple[int, ...], seat: Seat) -> tuple[int, int]:
+    """What ``seat``'s pushes on ``board`` depend on: the sides it pushes from (2 for any)
+    and the rows and columns there that have a gap (see :func:`_gap_mask`)."""
+    key_side = 2 if options.any_side else int(seat)
+    return key_side, _gap_mask(board, options.size, key_side != 1, key_side != 0)
+
+
+def _move_texts(options: Options, board: tuple[int, ...], seat: Seat | None) -> list[str]:
+    """The texts of ``seat``'s pushes on ``board`` (none for None), one list per key of
+    :func:`_legal_key` shared by every call: the data of consecutive positions holds the
+    same list while the open rows and columns stay the same."""
+    if seat is None:
+        return []
+    table = _table(options.size)
+    key = _legal_key(options, board, seat)
+    texts = table.texts.get(key)
+    if texts is None:
+        texts = [move_text(move) for move in _legal_of(options, board, seat)]
+        if len(table.texts) >= _LEGAL_CACHE_LIMIT:
+            table.texts.clear()
+        table.texts[key] = texts
+    return texts
 
 
 def _best_gain(state: State) -> int:
@@ -975,20 +1119,6 @@ def _gains(state: State) -> list[tuple[Move, int]]:
     return gains
 
 
-def _die_drawing(kind: int) -> dict[str, PlainData]:
-    """What to_data says of a die of ``kind`` besides its cell."""
-    name = KIND_NAMES[kind]
-    return {
-        "die": name,
-        "face": name[0],
-        "ports": name[2:],
-        "strands": [[HALF_ENDS[a], HALF_ENDS[b]] for a, b in _KIND_STRANDS[kind]],
-    }
-
-
-_DIE_DATA: tuple[dict[str, PlainData], ...] = tuple(
-    _die_drawing(kind) if kind else {} for kind in range(len(KIND_NAMES))
-)
 _ENTERING: dict[str, dict[str, PlainData]] = {
     side.label: {face: _DIE_DATA[entering_die(face, side)] for face in FACES} for side in Side
 }

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from rules import boche
-from rules.api import IllegalMoveError, InvalidMoveError, OptionsError, Seat
+from rules.api import IllegalMoveError, InvalidMoveError, OptionsError, Seat, move_blocks
 from rules.geometry.trigrid import pyramid
 from rules.pie import SWAP
 
@@ -481,3 +481,18 @@ def test_render_of_the_help_example_is_the_help_page_drawing() -> None:
     drawing, legend = boche.render(state).split("\n\n")
     assert drawing + "\n" == expected
     assert "Dark wins" in legend
+
+
+@pytest.mark.parametrize("options", ["", "-size=4 -adjacent"])
+def test_premoves_are_the_common_blocks_of_the_placements(options: str) -> None:
+    """The blocks to_data groups itself are those of rules.api.move_blocks, in its order."""
+    rng = random.Random(options)
+    state = boche.new_game(boche.parse_options(options))
+    checked = 0
+    while boche.to_move(state) is not None:
+        moves = list(boche.legal_moves(state))
+        placements = [(m.rotation, m.position) for m in moves if isinstance(m, boche.Place)]
+        assert boche.to_data(state)["premoves"] == move_blocks(placements, ":")
+        checked += 1
+        state = boche.play(state, rng.choice(moves))
+    assert checked > 5

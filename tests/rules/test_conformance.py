@@ -186,23 +186,42 @@ def test_evaluation_hook_keeps_its_contract(name: str) -> None:
 
 DESCRIBED_GAMES = [name for name in GAME_NAMES if data_differ(find_game(name)) is not None]
 """The games that say what a move changed in their data (rules.api.DataChanges)."""
+DESCRIBED_OPTIONS = {
+    "osbox": ["-size=3 -any_side -no_capture", "-size=5 -thin_knots"],
+    "marque": ["-any_2", "-opposite"],
+    "boche": ["-size=3 -adjacent", "-size=4 -fill_board -join_any"],
+    "che": [
+        "-triples",
+        "-single -num_tiles=12",
+        "-num_tiles=20 -tie_move",
+        "-move_anytime -num_free=2",
+        "-placements=4 -adjacent -group_area=6",
+    ],
+}
+"""Options, beyond the defaults, that change the shape or the content of a game's data."""
 
 
 def test_some_game_supplies_the_describing_hook() -> None:
     assert DESCRIBED_GAMES
 
 
-@pytest.mark.parametrize("name", DESCRIBED_GAMES)
-def test_describing_hook_turns_the_data_of_one_position_into_the_next(name: str) -> None:
+@pytest.mark.parametrize(
+    ("name", "options"),
+    [(name, "") for name in DESCRIBED_GAMES]
+    + [(name, options) for name in DESCRIBED_GAMES for options in DESCRIBED_OPTIONS.get(name, [])],
+)
+def test_describing_hook_turns_the_data_of_one_position_into_the_next(
+    name: str, options: str
+) -> None:
     """Over whole random games, each move's operations, replayed on the data read back from
     msgpack, give the next position's data byte for byte; so do those between two positions
     drawn at random (a takeback, or a jump forward), and none between a position and itself."""
     game = find_game(name)
     describe = data_differ(game)
     assert describe is not None
-    rng = random.Random(name)
+    rng = random.Random(name + options)
     for seed in range(PLAYOUTS):
-        states = [state for state, _ in playout(game, seed)]
+        states = _random_game(game, seed, options)
         pairs = list(zip(states, states[1:], strict=False))
         pairs += [(rng.choice(states), rng.choice(states)) for _ in range(len(states) // 4)]
         for before, after in pairs:
@@ -212,6 +231,24 @@ def test_describing_hook_turns_the_data_of_one_position_into_the_next(name: str)
             assert msgpack.packb(replayed) == msgpack.packb(game.to_data(after))
         last = states[-1]
         assert describe(last, game.from_data(game.to_data(last)), game.to_data(last)) == []
+
+
+def _random_game(game: GameRules, seed: int, options: str) -> list[Any]:
+    """The positions of a random game under ``options``, its moves drawn by the game's
+    sampling hook where it has one (``-triples`` lists tens of thousands of moves a turn)."""
+    rng = random.Random(seed)
+    sample = move_sampler(game)
+    state = game.new_game(game.parse_options(options))
+    states = [state]
+    for _ in range(MAX_PLIES):
+        if game.to_move(state) is None:
+            break
+        move = None if sample is None else sample(state, rng)
+        if move is None:
+            move = rng.choice(list(game.legal_moves(state)))
+        state = game.play(state, move)
+        states.append(state)
+    return states
 
 
 SAMPLED = [
