@@ -93,6 +93,7 @@ from rules.api import (
     explanation,
     options_flags_text,
     options_from_flags,
+    outcome_data,
 )
 from rules.geometry import graph, trigrid
 from rules.pie import SWAP, Swap
@@ -439,7 +440,7 @@ def to_data(state: State) -> PlainData:
         "last": state.last or None,
         "passes": state.passes,
         "history": list(_history_texts(state)),
-        "outcome": _outcome_data(state),
+        "outcome": outcome_data(state.result, SEAT_NAMES),
         "seats": list(SEAT_NAMES),
         "scores": None,
         "radius": 1.0,
@@ -485,7 +486,7 @@ def data_changes(before: State, after: State, before_data: PlainData) -> list[Pl
         else:
             ops.append(["s", ["history"], list(new)])
     if before.result != after.result:
-        ops.append(["s", ["outcome"], _outcome_data(after)])
+        ops.append(["s", ["outcome"], outcome_data(after.result, SEAT_NAMES)])
         explained = None if after.result is None else _explanation(t, after)
         ops.append(["s", ["explanation"], explained])
     old_keys = _position_keys(t, before)
@@ -542,16 +543,6 @@ def _position_keys(t: _Tables, state: State) -> list[int]:
 
 def _turn_name(state: State) -> str | None:
     return None if state.turn is None else SEAT_NAMES[state.turn]
-
-
-def _outcome_data(state: State) -> PlainData:
-    result = state.result
-    if result is None:
-        return None
-    return {
-        "winner": None if result.winner is None else SEAT_NAMES[result.winner],
-        "reason": result.reason,
-    }
 
 
 def _premoves(t: _Tables, state: State) -> list[PlainData]:

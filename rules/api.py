@@ -53,6 +53,15 @@ class Outcome:
     reason: str
 
 
+def outcome_data(outcome: Outcome | None, seat_names: Sequence[str]) -> PlainData:
+    """An outcome as every game's ``to_data`` writes it: the winner by colour name (None for a
+    draw) and the reason; None while the game goes on."""
+    if outcome is None:
+        return None
+    winner = outcome.winner
+    return {"winner": None if winner is None else seat_names[winner], "reason": outcome.reason}
+
+
 class GameRules(Protocol):
     """What a game module exposes (checked structurally by the conformance test).
 

@@ -98,6 +98,7 @@ from rules.api import (
     explanation,
     options_flags_text,
     options_from_flags,
+    outcome_data,
 )
 from rules.geometry import graph
 from rules.geometry.trigrid import (
@@ -383,7 +384,7 @@ def to_data(state: State) -> PlainData:
         "swapped": state.swapped,
         "z": state.z,
         "last_move": state.last,
-        "outcome": _outcome_data(state),
+        "outcome": outcome_data(state.outcome, SEAT_NAMES),
         "scores": None,
         "positions": positions,
         "faces": _faces_data(tables, state),
@@ -419,7 +420,7 @@ def data_changes(before: State, after: State, before_data: PlainData) -> list[Pl
     if before.last != after.last:
         ops.append(["s", ["last_move"], after.last])
     if before.outcome != after.outcome:
-        ops.append(["s", ["outcome"], _outcome_data(after)])
+        ops.append(["s", ["outcome"], outcome_data(after.outcome, SEAT_NAMES)])
     was, now = before.board, after.board
     changed = [p for p in range(len(now)) if was[p] != now[p]]
     for p in changed:
@@ -528,16 +529,6 @@ def _placement_blocks(moves: list[Move]) -> list[PlainData]:
 def _to_move_name(state: State) -> str | None:
     seat = to_move(state)
     return None if seat is None else SEAT_NAMES[seat]
-
-
-def _outcome_data(state: State) -> PlainData:
-    result = state.outcome
-    if result is None:
-        return None
-    return {
-        "winner": None if result.winner is None else SEAT_NAMES[result.winner],
-        "reason": result.reason,
-    }
 
 
 def from_data(data: PlainData) -> State:

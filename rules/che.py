@@ -127,6 +127,7 @@ from rules.api import (
     move_blocks,
     options_flags_text,
     options_from_flags,
+    outcome_data,
 )
 from rules.geometry import plane
 from rules.geometry.graph import flood
@@ -655,7 +656,7 @@ def to_data(state: State) -> PlainData:
         "last": list(state.last),
         "movement_turns": state.movement_turns,
         "scores": None if state.scores is None else list(state.scores),
-        "outcome": _outcome_data(state),
+        "outcome": outcome_data(state.outcome, SEAT_NAMES),
         "tiles": tiles,
         "candidates": candidates,
         "bounds": _bounds(state),
@@ -696,7 +697,7 @@ def data_changes(before: State, after: State, before_data: PlainData) -> list[Pl
     if before.scores != after.scores:
         ops.append(["s", ["scores"], None if after.scores is None else list(after.scores)])
     if before.outcome != after.outcome:
-        ops.append(["s", ["outcome"], _outcome_data(after)])
+        ops.append(["s", ["outcome"], outcome_data(after.outcome, SEAT_NAMES)])
     lp = after.light_parity
     if before.light_parity != lp:  # the opening: every corner's colour is settled
         tiles = [_tile_data(number, tile, lp) for number, tile in enumerate(after.tiles, 1)]
@@ -822,16 +823,6 @@ def _copied_blocks(blocks: list[PlainData]) -> list[PlainData]:
 def _to_move_name(state: State) -> str | None:
     seat = to_move(state)
     return None if seat is None else SEAT_NAMES[seat]
-
-
-def _outcome_data(state: State) -> PlainData:
-    result = state.outcome
-    if result is None:
-        return None
-    return {
-        "winner": None if result.winner is None else SEAT_NAMES[result.winner],
-        "reason": result.reason,
-    }
 
 
 def _blocks(state: State) -> list[PlainData] | None:

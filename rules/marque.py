@@ -88,6 +88,7 @@ from rules.api import (
     explanation,
     options_flags_text,
     options_from_flags,
+    outcome_data,
 )
 from rules.geometry import marque_tiling as tiling
 
@@ -399,7 +400,7 @@ def to_data(state: State) -> PlainData:
         "previous": _previous_data(state),
         "captured": _labels(state.captured),
         "scores": None,
-        "outcome": _outcome_data(state),
+        "outcome": outcome_data(state.outcome, SEAT_NAMES),
         "pieces": {
             name: _labels(state.pieces[s]) for s, name in zip(Seat, SEAT_NAMES, strict=True)
         },
@@ -446,7 +447,7 @@ def data_changes(before: State, after: State, before_data: PlainData) -> list[Pl
     if before.captured != after.captured:
         ops.append(["s", ["captured"], _labels(after.captured)])
     if before.outcome != after.outcome:
-        ops.append(["s", ["outcome"], _outcome_data(after)])
+        ops.append(["s", ["outcome"], outcome_data(after.outcome, SEAT_NAMES)])
     for seat, name in zip(Seat, SEAT_NAMES, strict=True):
         was, now = before.pieces[seat], after.pieces[seat]
         if was != now:
@@ -501,16 +502,6 @@ def _previous_data(state: State) -> dict[str, str | None]:
     return {
         name: None if move is None else move_text(move)
         for name, move in zip(SEAT_NAMES, state.previous, strict=True)
-    }
-
-
-def _outcome_data(state: State) -> PlainData:
-    result = state.outcome
-    if result is None:
-        return None
-    return {
-        "winner": None if result.winner is None else SEAT_NAMES[result.winner],
-        "reason": result.reason,
     }
 
 

@@ -87,6 +87,7 @@ from rules.api import (
     explanation,
     options_flags_text,
     options_from_flags,
+    outcome_data,
 )
 from rules.geometry.squares import NO_CELL, Side, SquareGrid, square_grid
 
@@ -770,7 +771,7 @@ def to_data(state: State) -> PlainData:
         "last_move": None if state.last is None else move_text(state.last),
         "gained": state.gained,
         "scores": _scores_data(state),
-        "outcome": _outcome_data(result),
+        "outcome": outcome_data(result, SEAT_NAMES),
         "cells": cells,
         "positions": positions,
         "dice": _dice_data(state),
@@ -812,7 +813,7 @@ def data_changes(before: State, after: State, before_data: PlainData) -> list[Pl
         ops.append(["s", ["scores"], _scores_data(after)])
     result = outcome(after)
     if outcome(before) != result:
-        ops.append(["s", ["outcome"], _outcome_data(result)])
+        ops.append(["s", ["outcome"], outcome_data(result, SEAT_NAMES)])
     if before.board != after.board:
         _dice_changes(before, after, ops)
     if before.removed != after.removed:
@@ -873,15 +874,6 @@ def _removed_data(state: State) -> list[PlainData]:
 
 def _scores_data(state: State) -> dict[str, int]:
     return dict(zip(SEAT_NAMES, state.scores, strict=True))
-
-
-def _outcome_data(result: Outcome | None) -> PlainData:
-    if result is None:
-        return None
-    return {
-        "winner": None if result.winner is None else SEAT_NAMES[result.winner],
-        "reason": result.reason,
-    }
 
 
 @cache
