@@ -5,6 +5,7 @@ Screenshots of the lobby (wide and phone-sized) go to ``artifacts/browser/``."""
 from __future__ import annotations
 
 import json
+import math
 import random
 from pathlib import Path
 
@@ -209,7 +210,7 @@ async def test_the_computer_levels_say_how_strong_they_play_the_chosen_game(
     game = measured[0]
     await page.get_by_label("Game", exact=True).select_option(game)
     for level, rating in strength[game].items():
-        about = f"{round(rating / 10) * 10:,}"
+        about = f"{math.floor(rating / 10 + 0.5) * 10:,}"  # half up, as the page rounds
         option = page.locator(f'#challenge-computer option[value="bot-{level}"]')
         await expect(option).to_contain_text(f"level {level}")
         await expect(option).to_contain_text(f", about {about}")
