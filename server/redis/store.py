@@ -41,7 +41,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from lobby.store.common import lua
-from protocol.diff import apply, diff
+from protocol.diff import apply_copy, diff
 from protocol.messages import VERSION_PREFIX
 from server import listing, outbox
 from server.redis.batcher import Batcher, Script, read_packed, run_script
@@ -279,7 +279,8 @@ async def _load(client: aioredis.Redis, room_id: RoomId) -> tuple[int, dict[str,
         body = unpack(frame)
         if body["version"] != doc["version"] + 1:
             raise ValueError(f"room {room_id}: diff history does not follow the document")
-        doc = apply(doc, body["ops"])
+        # Both were just read: the operations' values are taken as they are, not copied.
+        doc = apply_copy(doc, body["ops"])
     if doc["version"] != int(version):
         raise ValueError(f"room {room_id}: stored version {version} but document {doc['version']}")
     return base, doc
