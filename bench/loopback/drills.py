@@ -610,12 +610,14 @@ class Watch:
         of the last fault (seconds; only up to about ``STUCK_SECONDS``, past which it is
         stuck)."""
         self._task: asyncio.Task[None] | None = None
+        self._stopping = False
         self._last_listing = 0.0
 
     def start(self) -> None:
         self._task = asyncio.create_task(self._run(), name="watch")
 
     async def stop(self) -> None:
+        self._stopping = True
         if self._task is not None:
             self._task.cancel()
             await asyncio.gather(self._task, return_exceptions=True)
@@ -633,7 +635,9 @@ class Watch:
             self.in_fault = False
 
     async def _run(self) -> None:
-        while True:
+        # Ends on the flag too: a cancellation that lands inside redis-py may come out as a
+        # lost connection, which the loop below takes for a fault and rides out.
+        while not self._stopping:
             await asyncio.sleep(self.every)
             try:
                 await self.look()
