@@ -3,6 +3,14 @@
 A game module (``rules/<game>.py``) is a namespace of pure functions over immutable values;
 :class:`GameRules` is the Protocol it satisfies, so the server, the command line, the bots and
 the conformance test can drive any game without naming it.  Standard library only.
+
+Values: options, moves and outcomes are frozen dataclasses.  A game's ``State``, made once
+for every move played (in every playout of a search too), is a slotted, hashable dataclass
+whose fields are ``Final`` and set by its own ``__init__``: mypy refuses any other write, and
+compiled (mypyc) the fields cannot be written at all, while a frozen dataclass would set each
+field through ``object.__setattr__``, which made building a state cost as much as the rest
+of the move.  Fields that only cache derived data are not part of the value and stay
+writable.
 """
 
 from __future__ import annotations
