@@ -73,8 +73,9 @@ def outcome_data(outcome: Outcome | None, seat_names: Sequence[str]) -> PlainDat
 class GameRules(Protocol):
     """What a game module exposes (checked structurally by the conformance test).
 
-    ``State`` and ``Move`` are frozen, slotted, hashable dataclasses of the module; they are
-    typed ``Any`` here because each game has its own.  Forced passes, where a game has them,
+    ``State`` and ``Move`` are slotted, hashable dataclasses of the module (a move frozen, a
+    state with Final fields: see "Values" above); they are typed ``Any`` here because each
+    game has its own.  Forced passes, where a game has them,
     happen inside :func:`play`: ``to_move`` always names a seat that has a legal move, or None
     once the game is over.  A swap (pie rule) is an ordinary move whose text is ``swap``
     (see :mod:`rules.pie`).
