@@ -78,7 +78,7 @@ from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from itertools import compress
 from operator import ne
-from typing import TypeAlias
+from typing import Final, TypeAlias
 
 from rules import pie
 from rules.api import (
@@ -163,7 +163,7 @@ Targets: TypeAlias = dict[int, tuple[int, ...]]
 """Valid destinations by the id of the cube that moves (ids of :mod:`rules.geometry.trigrid`)."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True, init=False)
 class State:
     """A position: the board, both supplies, whose turn, and what repetition needs.
 
@@ -176,20 +176,50 @@ class State:
     reach to_data, like a search's playouts, make none); ``looks`` caches each position's
     entry key (see ``_position_keys``) once the page data has been made or described.  None of
     them is part of the value.
+
+    A value all the same: its fields are Final (see "Values" in :mod:`rules.api`).
     """
 
-    options: Options
-    board: bytes
-    supply: tuple[int, int]
-    turn: Seat | None
-    ply: int = 0
-    last: str = ""
-    passes: int = 0
-    history: tuple[bytes, ...] = ()
-    result: Outcome | None = None
+    options: Final[Options]
+    board: Final[bytes]
+    supply: Final[tuple[int, int]]
+    turn: Final[Seat | None]
+    ply: Final[int]
+    last: Final[str]
+    passes: Final[int]
+    history: Final[tuple[bytes, ...]]
+    result: Final[Outcome | None]
     memo: Targets | None = field(default=None, compare=False, hash=False, repr=False)
     texts: tuple[str, ...] | None = field(default=None, compare=False, hash=False, repr=False)
     looks: list[int] | None = field(default=None, compare=False, hash=False, repr=False)
+
+    def __init__(
+        self,
+        options: Options,
+        board: bytes,
+        supply: tuple[int, int],
+        turn: Seat | None,
+        ply: int = 0,
+        last: str = "",
+        passes: int = 0,
+        history: tuple[bytes, ...] = (),
+        result: Outcome | None = None,
+        memo: Targets | None = None,
+        texts: tuple[str, ...] | None = None,
+        looks: list[int] | None = None,
+    ) -> None:
+        self.options = options
+        self.board = board
+        self.supply = supply
+        self.turn = turn
+        self.ply = ply
+        self.last = last
+        self.passes = passes
+        self.history = history
+        self.result = result
+        self.memo = memo
+        self.texts = texts
+        self.looks = looks
 
 
 # --- options -------------------------------------------------------------------------------
@@ -537,7 +567,7 @@ def _position_keys(t: _Tables, state: State) -> list[int]:
     last = _last_target(t, state.last)
     if last is not None:
         keys[last] |= 1
-    object.__setattr__(state, "looks", keys)
+    state.looks = keys
     return keys
 
 
@@ -904,7 +934,7 @@ def _history_texts(state: State) -> tuple[str, ...]:
     texts = state.texts
     if texts is None:
         texts = tuple(map(_key_text, state.history))
-        object.__setattr__(state, "texts", texts)
+        state.texts = texts
     return texts
 
 
@@ -984,7 +1014,7 @@ def _memo(t: _Tables, state: State) -> Targets:
     if memo is None:
         assert state.turn is not None
         memo = _destinations(t, state.board, state.turn + 1)
-        object.__setattr__(state, "memo", memo)
+        state.memo = memo
     return memo
 
 

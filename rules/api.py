@@ -3,6 +3,14 @@
 A game module (``rules/<game>.py``) is a namespace of pure functions over immutable values;
 :class:`GameRules` is the Protocol it satisfies, so the server, the command line, the bots and
 the conformance test can drive any game without naming it.  Standard library only.
+
+Values: options, moves and outcomes are frozen dataclasses.  A game's ``State``, made once
+for every move played (in every playout of a search too), is a slotted, hashable dataclass
+whose fields are ``Final`` and set by its own ``__init__``: mypy refuses any other write, and
+compiled (mypyc) the fields cannot be written at all, while a frozen dataclass would set each
+field through ``object.__setattr__``, which made building a state cost as much as the rest
+of the move.  Fields that only cache derived data are not part of the value and stay
+writable.
 """
 
 from __future__ import annotations
@@ -65,8 +73,9 @@ def outcome_data(outcome: Outcome | None, seat_names: Sequence[str]) -> PlainDat
 class GameRules(Protocol):
     """What a game module exposes (checked structurally by the conformance test).
 
-    ``State`` and ``Move`` are frozen, slotted, hashable dataclasses of the module; they are
-    typed ``Any`` here because each game has its own.  Forced passes, where a game has them,
+    ``State`` and ``Move`` are slotted, hashable dataclasses of the module (a move frozen, a
+    state with Final fields: see "Values" above); they are typed ``Any`` here because each
+    game has its own.  Forced passes, where a game has them,
     happen inside :func:`play`: ``to_move`` always names a seat that has a legal move, or None
     once the game is over.  A swap (pie rule) is an ordinary move whose text is ``swap``
     (see :mod:`rules.pie`).

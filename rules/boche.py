@@ -83,7 +83,7 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache, lru_cache
-from typing import TypeAlias
+from typing import Final, TypeAlias
 
 from rules.api import (
     Flag,
@@ -177,17 +177,38 @@ class Place:
 Move: TypeAlias = Place | Swap
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True, init=False)
 class State:
-    """A position: the rotation index on each position id (``EMPTY`` where no cube)."""
+    """A position: the rotation index on each position id (``EMPTY`` where no cube).
 
-    options: Options
-    board: tuple[int, ...]
-    placed: int = 0
-    z: int | None = None
-    swapped: bool = False
-    last: str | None = None
-    outcome: Outcome | None = None
+    Its fields are Final (see "Values" in :mod:`rules.api`).
+    """
+
+    options: Final[Options]
+    board: Final[tuple[int, ...]]
+    placed: Final[int]
+    z: Final[int | None]
+    swapped: Final[bool]
+    last: Final[str | None]
+    outcome: Final[Outcome | None]
+
+    def __init__(
+        self,
+        options: Options,
+        board: tuple[int, ...],
+        placed: int = 0,
+        z: int | None = None,
+        swapped: bool = False,
+        last: str | None = None,
+        outcome: Outcome | None = None,
+    ) -> None:
+        self.options = options
+        self.board = board
+        self.placed = placed
+        self.z = z
+        self.swapped = swapped
+        self.last = last
+        self.outcome = outcome
 
 
 @dataclass(frozen=True, slots=True)

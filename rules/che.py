@@ -111,7 +111,7 @@ from enum import StrEnum
 from functools import lru_cache
 from itertools import chain, islice
 from operator import itemgetter
-from typing import TypeAlias, TypeVar
+from typing import Final, TypeAlias, TypeVar
 
 from rules.api import (
     Flag,
@@ -316,24 +316,26 @@ class Move:
         return move_text(self)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True, init=False)
 class State:
     """A Che position.  ``tiles[i]`` is ``(cell, letter code)`` of tile number ``i + 1``.
 
     ``turn`` is the turn about to be played (1 = Light's opening); ``supply`` the tiles left
     (-1 unlimited); ``last`` the numbers of the tiles placed or moved on the previous turn.
     The fields after ``scores`` are derived and take no part in equality.
+
+    Its fields are Final (see "Values" in :mod:`rules.api`).
     """
 
-    options: Options
-    tiles: tuple[tuple[CellId, int], ...]
-    turn: int
-    supply: int
-    last: tuple[int, ...]
-    last_move: str | None
-    movement_turns: int
-    outcome: Outcome | None
-    scores: tuple[int, int] | None
+    options: Final[Options]
+    tiles: Final[tuple[tuple[CellId, int], ...]]
+    turn: Final[int]
+    supply: Final[int]
+    last: Final[tuple[int, ...]]
+    last_move: Final[str | None]
+    movement_turns: Final[int]
+    outcome: Final[Outcome | None]
+    scores: Final[tuple[int, int] | None]
     board: dict[CellId, int] = field(compare=False, hash=False, repr=False)
     """cell -> letter code"""
     frontier: tuple[CellId, ...] = field(compare=False, hash=False, repr=False)
@@ -342,6 +344,36 @@ class State:
     """The vertex parity that is Light (-1 before the first tile)."""
     masks: list[int] | None = field(default=None, compare=False, hash=False, repr=False)
     """:func:`_decisive_masks` once something asked for them (the move lists do, often twice)."""
+
+    def __init__(
+        self,
+        options: Options,
+        tiles: tuple[tuple[CellId, int], ...],
+        turn: int,
+        supply: int,
+        last: tuple[int, ...],
+        last_move: str | None,
+        movement_turns: int,
+        outcome: Outcome | None,
+        scores: tuple[int, int] | None,
+        board: dict[CellId, int],
+        frontier: tuple[CellId, ...],
+        light_parity: int,
+        masks: list[int] | None = None,
+    ) -> None:
+        self.options = options
+        self.tiles = tiles
+        self.turn = turn
+        self.supply = supply
+        self.last = last
+        self.last_move = last_move
+        self.movement_turns = movement_turns
+        self.outcome = outcome
+        self.scores = scores
+        self.board = board
+        self.frontier = frontier
+        self.light_parity = light_parity
+        self.masks = masks
 
 
 # --- the common API ----------------------------------------------------------------------
@@ -1574,7 +1606,7 @@ def _decisive_masks(state: State) -> list[int]:
     masks = state.masks
     if masks is None:
         masks = _find_decisive_masks(state)
-        object.__setattr__(state, "masks", masks)
+        state.masks = masks
     return masks
 
 

@@ -74,7 +74,7 @@ import itertools
 import math
 from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import TypeAlias
+from typing import Final, TypeAlias
 
 from rules.api import (
     Flag,
@@ -133,29 +133,60 @@ class Move:
     cells: tuple[int, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True, init=False)
 class State:
-    """A position: both players' pieces as bitmasks of cell ids, indexed by Seat."""
+    """A position: both players' pieces as bitmasks of cell ids, indexed by Seat.
 
-    options: Options
-    pieces: tuple[int, int] = (0, 0)
-    turn: Seat = Seat.FIRST
-    ply: int = 0
+    Its fields are Final (see "Values" in :mod:`rules.api`).
+    """
+
+    options: Final[Options]
+    pieces: Final[tuple[int, int]]
+    turn: Final[Seat]
+    ply: Final[int]
     """Moves played; the first move (ply 0) must be one triangle."""
-    previous: tuple[Move | None, Move | None] = (None, None)
+    previous: Final[tuple[Move | None, Move | None]]
     """Each seat's own previous move, which it may not repeat (None: none, or a pass)."""
-    last_move: Move | None = None
-    last_mover: Seat | None = None
-    passes: tuple[Seat, ...] = ()
+    last_move: Final[Move | None]
+    last_mover: Final[Seat | None]
+    passes: Final[tuple[Seat, ...]]
     """Seats forced to pass after the last move, in order (two of them end the game)."""
-    captured: int = 0
+    captured: Final[int]
     """The cells the last move removed."""
-    outcome: Outcome | None = None
+    outcome: Final[Outcome | None]
     chains: tuple[Chains, Chains] | None = field(default=None, compare=False, repr=False)
     """Derived from ``pieces`` and kept for speed: each seat's groups (see :data:`Chains`)."""
     legal: list[Move] | None = field(default=None, compare=False, repr=False)
     """Derived and kept for speed: the legal moves, found by :func:`play` while it looks
     for a forced pass."""
+
+    def __init__(
+        self,
+        options: Options,
+        pieces: tuple[int, int] = (0, 0),
+        turn: Seat = Seat.FIRST,
+        ply: int = 0,
+        previous: tuple[Move | None, Move | None] = (None, None),
+        last_move: Move | None = None,
+        last_mover: Seat | None = None,
+        passes: tuple[Seat, ...] = (),
+        captured: int = 0,
+        outcome: Outcome | None = None,
+        chains: tuple[Chains, Chains] | None = None,
+        legal: list[Move] | None = None,
+    ) -> None:
+        self.options = options
+        self.pieces = pieces
+        self.turn = turn
+        self.ply = ply
+        self.previous = previous
+        self.last_move = last_move
+        self.last_mover = last_mover
+        self.passes = passes
+        self.captured = captured
+        self.outcome = outcome
+        self.chains = chains
+        self.legal = legal
 
 
 def parse_options(text: str) -> Options:
@@ -837,7 +868,7 @@ def _chains(state: State) -> tuple[Chains, Chains]:
     chains = state.chains
     if chains is None:
         chains = (_split(state.pieces[0]), _split(state.pieces[1]))
-        object.__setattr__(state, "chains", chains)  # a cache of derived data, not a change
+        state.chains = chains  # a cache of derived data, not a change
     return chains
 
 

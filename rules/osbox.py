@@ -74,6 +74,7 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache, lru_cache
+from typing import Final
 
 from rules.api import (
     Flag,
@@ -163,24 +164,48 @@ class Move:
         return f"{self.face}{self.position}"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True, init=False)
 class State:
     """A position: ``board`` holds a die kind per cell (0 = empty, see :func:`die_name`).
 
     ``seat`` is the side to move (None once the board is full); ``last``, ``gained`` and
     ``removed`` (cell, kind) and ``scored`` (the cells of the knots it scored) describe the
     last move, for display.
+
+    Its fields are Final (see "Values" in :mod:`rules.api`).
     """
 
-    options: Options
-    board: tuple[int, ...]
-    seat: Seat | None = Seat.FIRST
-    scores: tuple[int, int] = (0, 0)
-    ply: int = 0
-    last: Move | None = None
-    gained: int = 0
-    removed: tuple[tuple[int, int], ...] = ()
-    scored: tuple[int, ...] = ()
+    options: Final[Options]
+    board: Final[tuple[int, ...]]
+    seat: Final[Seat | None]
+    scores: Final[tuple[int, int]]
+    ply: Final[int]
+    last: Final[Move | None]
+    gained: Final[int]
+    removed: Final[tuple[tuple[int, int], ...]]
+    scored: Final[tuple[int, ...]]
+
+    def __init__(
+        self,
+        options: Options,
+        board: tuple[int, ...],
+        seat: Seat | None = Seat.FIRST,
+        scores: tuple[int, int] = (0, 0),
+        ply: int = 0,
+        last: Move | None = None,
+        gained: int = 0,
+        removed: tuple[tuple[int, int], ...] = (),
+        scored: tuple[int, ...] = (),
+    ) -> None:
+        self.options = options
+        self.board = board
+        self.seat = seat
+        self.scores = scores
+        self.ply = ply
+        self.last = last
+        self.gained = gained
+        self.removed = removed
+        self.scored = scored
 
 
 # --- the dice ---------------------------------------------------------------------------------

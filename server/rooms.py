@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Any, TypeAlias
+from typing import Any, Final, TypeAlias
 
 from lobby import clocks
 from lobby.challenges import rematch_id
@@ -67,45 +67,90 @@ class SeatHolder:
     name: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True, init=False)
 class Room:
     """One game in one room; ``state`` is the rules module's State value.
 
     ``position_version`` is the version of the last change to the game itself (move, swap,
     resign); a request made from an older version is stale.  Spectator counts change
     ``version`` but not the position, so they never make a move stale.
+
+    A value: its fields are Final, set by its own ``__init__``, as a game's state is (see
+    "Values" in :mod:`rules.api`): a room is made on every command.
     """
 
-    id: RoomId
-    game: str
-    options: str
-    seats: tuple[SeatHolder, SeatHolder]
-    state: Any
-    record: tuple[str, ...] = ()
-    version: int = 0
-    position_version: int = 0
-    outcome: Outcome | None = None
-    spectators: int = 0
-    draw_offer: PlayerId | None = None
+    id: Final[RoomId]
+    game: Final[str]
+    options: Final[str]
+    seats: Final[tuple[SeatHolder, SeatHolder]]
+    state: Final[Any]
+    record: Final[tuple[str, ...]]
+    version: Final[int]
+    position_version: Final[int]
+    outcome: Final[Outcome | None]
+    spectators: Final[int]
+    draw_offer: Final[PlayerId | None]
     """The player whose draw offer stands; it lapses when their opponent moves."""
-    takeback_offer: PlayerId | None = None
+    takeback_offer: Final[PlayerId | None]
     """The player asking to take their last move back; the request lapses with any move."""
-    rematch_offers: tuple[PlayerId, ...] = ()
+    rematch_offers: Final[tuple[PlayerId, ...]]
     """Players who asked for a rematch of the finished game."""
-    rematch: RoomId | None = None
+    rematch: Final[RoomId | None]
     """The rematch's room once both players asked for it."""
-    clock: clocks.Clock | None = None
+    clock: Final[clocks.Clock | None]
     """The game clock; None for a game without a time control."""
-    away: tuple[float | None, float | None] = (None, None)
+    away: Final[tuple[float | None, float | None]]
     """Since when each seat's player has had no socket on the room (None: here)."""
-    rated: bool = False
+    rated: Final[bool]
     """Whether the game counts for ratings (from its challenge or tournament)."""
-    created: float | None = None
+    created: Final[float | None]
     """When the room was made, in seconds since the epoch (None in rooms made before it was
     kept)."""
-    moved_at: float | None = None
+    moved_at: Final[float | None]
     """When the last move was played, or the room made before any was: what idle games are
     judged by (None in rooms made before it was kept: they have no idle limit)."""
+
+    def __init__(
+        self,
+        id: RoomId,
+        game: str,
+        options: str,
+        seats: tuple[SeatHolder, SeatHolder],
+        state: Any,
+        record: tuple[str, ...] = (),
+        version: int = 0,
+        position_version: int = 0,
+        outcome: Outcome | None = None,
+        spectators: int = 0,
+        draw_offer: PlayerId | None = None,
+        takeback_offer: PlayerId | None = None,
+        rematch_offers: tuple[PlayerId, ...] = (),
+        rematch: RoomId | None = None,
+        clock: clocks.Clock | None = None,
+        away: tuple[float | None, float | None] = (None, None),
+        rated: bool = False,
+        created: float | None = None,
+        moved_at: float | None = None,
+    ) -> None:
+        self.id = id
+        self.game = game
+        self.options = options
+        self.seats = seats
+        self.state = state
+        self.record = record
+        self.version = version
+        self.position_version = position_version
+        self.outcome = outcome
+        self.spectators = spectators
+        self.draw_offer = draw_offer
+        self.takeback_offer = takeback_offer
+        self.rematch_offers = rematch_offers
+        self.rematch = rematch
+        self.clock = clock
+        self.away = away
+        self.rated = rated
+        self.created = created
+        self.moved_at = moved_at
 
     @property
     def rules(self) -> GameRules:
