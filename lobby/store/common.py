@@ -152,9 +152,14 @@ def texts(values: Iterable[object]) -> list[str]:
     return [text(value) for value in values]
 
 
+_COMPACT = json.JSONEncoder(separators=(",", ":"), sort_keys=True)
+"""One encoder for every dump: ``json.dumps`` with options makes a new one each call, and the
+lobby dumps a line for every move."""
+
+
 def dump(data: object) -> str:
     """Plain data as compact JSON with sorted keys (the same value, the same text)."""
-    return json.dumps(data, separators=(",", ":"), sort_keys=True)
+    return _COMPACT.encode(data)
 
 
 def load(raw: bytes | str) -> Any:
