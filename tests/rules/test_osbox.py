@@ -463,11 +463,13 @@ def test_move_priors_rank_pushes_by_the_points_play_scores(options: str) -> None
 KNOT_IN_THE_MAKING = {
     # Horz has the top half of a knot in rows 0-1 (corner and crossing) and the corner of its
     # bottom half at the far end of row 1: two pushes from the right into row 1 bring that
-    # corner to column 1, and one from the left completes the knot.  Vert's mirror: the right
-    # half in column 1, the corner of the left half at the foot of column 0, two pushes from the
-    # bottom and one from the top.
+    # corner to column 1, and one from the left completes the knot.  Vert's is the same
+    # position turned a quarter clockwise, which turns Horz's pushes into Vert's (the left
+    # side becomes the top): the right half in column 3, the corner of the left half at the
+    # foot of column 2, two pushes from the bottom and one from the top.  (A mirror image is
+    # no such symmetry: its corner, pushed up its column, lands in a row where Horz can use it.)
     "horz": ({"0,0": "c:RB", "0,1": "f:TRBL", "1,3": "c:TL"}, {6, 15}),
-    "vert": ({"0,1": "c:BL", "1,1": "f:TRBL", "3,0": "c:TR"}, {1, 12}),
+    "vert": ({"0,3": "c:BL", "1,3": "f:TRBL", "3,2": "c:TR"}, {3, 10}),
 }
 
 
@@ -489,3 +491,35 @@ def test_evaluation_prefers_the_push_that_builds_a_knot(mover: str) -> None:
         values[move.position in building].append(sign * osbox.evaluate(after))
     assert values[True] and values[False]
     assert max(values[True]) > max(values[False])
+
+
+def test_evaluation_tells_the_first_pushes_that_start_a_knot_from_the_rest() -> None:
+    """Alone, a side needs six pushes for its first knot; the evaluation looks that far, so on
+    the empty board it already rates some of Horz's first pushes above others (the pushes
+    that leave Horz as far from a knot as before rate lowest), rather than all alike."""
+    start = osbox.new_game(osbox.parse_options(""))
+    values = {move: osbox.evaluate(osbox.play(start, move)) for move in osbox.legal_moves(start)}
+    best = max(values.values())
+    starting = [move for move, value in values.items() if value == best]
+    assert 0 < len(starting) < len(values)
+    assert {move.face for move in starting} <= {"c", "e", "f"}
+
+
+# Horz's knot two pushes away in the square of rows 0-1, columns 0-1: a corner pushed in
+# from the left in front of the crossing in row 0, a crossing in front of the other corner
+# in row 1.
+TWO_PUSHES_FROM_A_KNOT = {"0,0": "f:TRBL", "0,1": "b:RL", "1,0": "c:TL", "1,1": "b:RL"}
+SHELTER = {"2,0": "b:TB", "3,0": "b:TB", "2,1": "b:TB", "3,1": "b:TB"}
+"""Dice that fill columns 0 and 1, so that Vert cannot push into the square."""
+
+
+def test_a_knot_in_the_making_counts_less_where_the_other_side_can_push_into_it() -> None:
+    """Vert's push from the top into column 0 or 1 would shift the square's dice down and
+    break Horz's plan; with those columns full it cannot, and the plan counts for more."""
+    exposed = position(dice=TWO_PUSHES_FROM_A_KNOT)
+    sheltered = position(dice={**TWO_PUSHES_FROM_A_KNOT, **SHELTER})
+    for state in (exposed, sheltered):
+        assert all(osbox.play(state, move).gained == 0 for move in osbox.legal_moves(state))
+    exposed_value = osbox._building(exposed)[0]
+    sheltered_value = osbox._building(sheltered)[0]
+    assert 0 < exposed_value < sheltered_value
