@@ -187,6 +187,19 @@ class MoveSampling(Protocol):
         drawn is one of :meth:`GameRules.legal_moves`."""
 
 
+class EndingMoves(Protocol):
+    """The optional ending hook: a cheap test that no move of a position ends the game, so
+    that a search need not play every move (and every reply) to look for one that wins or
+    loses at once where none can (Marque: no formation within a move's reach).
+    """
+
+    def may_end_at_once(self, state: Any) -> bool:
+        """False promises that no legal move of ``state`` ends the game (a win, a loss or a
+        draw at once); True promises nothing.  Pure and deterministic, and false once the
+        game is over.  The conformance test plays every move of random positions where it
+        says False."""
+
+
 class DataChanges(Protocol):
     """The optional describing hook: what a change of position changed in ``to_data``, found
     from what changed instead of by building the whole data again and comparing it with the
@@ -215,6 +228,13 @@ def data_differ(game: object) -> Callable[[Any, Any, PlainData], list[list[Any]]
 def move_sampler(game: object) -> Callable[[Any, random.Random], Any | None] | None:
     """The game module's ``random_move`` (see :class:`MoveSampling`), or None if it has none."""
     function = getattr(game, "random_move", None)
+    return function if callable(function) else None
+
+
+def ending_test(game: object) -> Callable[[Any], bool] | None:
+    """The game module's ``may_end_at_once`` (see :class:`EndingMoves`), or None if it has
+    none."""
+    function = getattr(game, "may_end_at_once", None)
     return function if callable(function) else None
 
 

@@ -14,7 +14,9 @@ piece(s) holds a set of bases that satisfies the game's formation (§9, §10).
 
 For the bots, the module supplies the optional evaluation hook (:class:`rules.api.Evaluation`):
 :func:`evaluate` values a position by each side's progress towards holding the bases of a
-winning formation, :func:`move_priors` ranks moves by the progress they add or take away.
+winning formation, :func:`move_priors` ranks moves by the progress they add or take away.  The
+optional ending hook (:class:`rules.api.EndingMoves`), :func:`may_end_at_once`, tells it where
+no move can win at once, which is most positions.
 
 Decisions (the spec's, §0 and §14, unless said):
 
@@ -413,6 +415,66 @@ def move_priors(state: State, moves: Sequence[Move]) -> list[float]:
     return priors
 
 
+OPEN_CELLS_WITHOUT_DRAW = 8
+"""Empty cells with an empty neighbour that rule out a draw at once: a move fills at most two
+cells and takes the last empty neighbour of at most four others, so two such cells remain,
+each a legal move for the next player (at most one of them is that player's banned single)."""
+
+
+def may_end_at_once(state: State) -> bool:
+    """Whether some legal move of ``state`` might end the game: the optional hook of
+    :class:`rules.api.EndingMoves`.  False promises that none does.
+
+    A move ends the game by winning (§10) or, with no legal move left for either side, by a
+    draw.  Its pieces go on one cell or two neighbouring triangles of one base, and a capture
+    only empties cells, so the bases the mover holds afterwards are those its pieces hold now
+    and at most one more, where three consecutive triangles hold some of its pieces, none of
+    the opponent's and the move fills the rest.  Where such a set satisfies the formation,
+    each placement is tried on the groups it would join, without playing it.  If enough empty
+    cells have an empty neighbour (:data:`OPEN_CELLS_WITHOUT_DRAW`), no move draws.  So a
+    search need not play every move of a position, nor every reply, to look for a win at once.
+    """
+    if state.outcome is not None:
+        return False
+    seat = state.turn
+    own, opp = state.pieces[seat], state.pieces[1 - seat]
+    empty = _FULL ^ own ^ opp
+    near_empty = 0
+    for shift, table in _SPREAD_TABLES:
+        near_empty |= table[empty >> shift & _CHUNK_MASK]
+    if (empty & near_empty).bit_count() < OPEN_CELLS_WITHOUT_DRAW:
+        return True
+    wins = _WINS[state.options.formation]
+    held = _held(own)
+    within_reach = wins[held]
+    for base in range(_BASE_COUNT):
+        shift = 6 * base
+        if (
+            not held >> base & 1
+            and _HOLDS_IN_ONE_MOVE[own >> shift & 63][opp >> shift & 63]
+            and wins[held | 1 << base]
+        ):
+            within_reach = True
+    return within_reach and _some_move_wins(_chains(state)[seat], empty, wins)
+
+
+def _some_move_wins(own_chains: Chains, empty: int, wins: tuple[bool, ...]) -> bool:
+    """Whether placing some single or pair on ``empty`` cells, legal or not, would join the
+    mover's groups it touches into one that holds a winning set of bases."""
+    triangles = empty & _BASE_TRIANGLE_MASK
+    pairs = triangles & _following(triangles)
+    placements = [1 << cell for cell in _cells(empty)]
+    placements += [_PAIR_MASK_OF_BIT[1 << bit] for bit in _cells(pairs)]
+    for mask in placements:
+        group = mask
+        for chain, border in own_chains:
+            if border & mask:
+                group |= chain
+        if wins[_held(group)]:
+            return True
+    return False
+
+
 def to_data(state: State) -> PlainData:
     """Plain data for storage and drawing; the shape is in the module docstring."""
     seat = to_move(state)
@@ -780,6 +842,20 @@ _WINDOW_PROGRESS: tuple[tuple[int, ...], ...] = tuple(
     tuple(_window_progress(own, opp) for opp in range(64)) for own in range(64)
 )
 """_window_progress for every pair of six-bit patterns."""
+
+
+def _holds_in_one_move(own: int, opp: int) -> bool:
+    """Whether one move, a triangle or two neighbouring ones, on a base whose six-bit
+    patterns are ``own`` and ``opp`` gives the side with ``own`` three consecutive triangles."""
+    empty = 63 & ~own & ~opp
+    placements = [1 << k for k in range(6)] + [1 << k | 1 << (k + 1) % 6 for k in range(6)]
+    return any(placed & empty == placed and _HOLDS[own | placed] for placed in placements)
+
+
+_HOLDS_IN_ONE_MOVE: tuple[tuple[bool, ...], ...] = tuple(
+    tuple(_holds_in_one_move(own, opp) for opp in range(64)) for own in range(64)
+)
+"""_holds_in_one_move for every pair of six-bit patterns."""
 
 
 def _progress(own: int, opp: int, formations: tuple[int, ...]) -> int:

@@ -18,7 +18,7 @@ from bench.bot_matches import play_game
 from bots import analysis, mcts
 from bots.levels import LEVELS, Level
 from bots.mcts import choose_move
-from rules import GAMES, che, find_game, osbox
+from rules import GAMES, che, find_game, marque, osbox
 from rules.api import GameRules, Seat
 from rules.pie import is_swap
 
@@ -415,3 +415,37 @@ def test_a_game_with_the_sampling_hook_is_searched_without_listing_its_moves() -
     evaluation = analysis.evaluate(game, state, rng, playouts=50)  # type: ignore[arg-type]
     assert evaluation.best is not None
     che.play(state, evaluation.best)
+
+
+class _CountsPlays:
+    """Marque as the search sees it, counting the moves played, with or without its ending
+    hook."""
+
+    def __init__(self, hooked: bool) -> None:
+        self.plays = 0
+        self.hooked = hooked
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "may_end_at_once" and not self.hooked:
+            raise AttributeError(name)
+        return getattr(marque, name)
+
+    def play(self, state: Any, move: Any) -> Any:
+        self.plays += 1
+        return marque.play(state, move)
+
+
+def test_a_game_with_the_ending_hook_is_searched_without_its_scans() -> None:
+    """Where no move can end the game, the root does not play every move, nor every reply of
+    each root move: the same search plays several times fewer moves, and its moves are legal."""
+    state = line_position(marque, "", "t12 t6 t24 t3 s3 t1 e5 b1")
+    assert not marque.may_end_at_once(state)
+    level = Level(0, playouts=30, seconds=None)
+    plays = {}
+    for hooked in (False, True):
+        game = _CountsPlays(hooked)
+        move = choose_move(cast(GameRules, game), state, level, random.Random(1))
+        assert move in set(marque.legal_moves(state))
+        plays[hooked] = game.plays
+    assert plays[False] > 30 * 50  # a reply scan per root move tried, of 100 moves or so
+    assert plays[True] < plays[False] / 5

@@ -23,6 +23,7 @@ from rules.api import (
     RulesError,
     Seat,
     data_differ,
+    ending_test,
     evaluator,
     move_prioritiser,
     move_sampler,
@@ -182,6 +183,44 @@ def test_evaluation_hook_keeps_its_contract(name: str) -> None:
                 assert list(priors(state, legal)) == given
             assert game.to_data(state) == data, "the hook changed the position it was given"
     assert finished, f"no random {name} game ended"
+
+
+ENDING_GAMES = [name for name in GAME_NAMES if ending_test(find_game(name)) is not None]
+"""The games that say where no move ends the game at once (rules.api.EndingMoves)."""
+ENDING_OPTIONS = {"marque": ["-any_2", "-opposite", "-y"]}
+"""Options, beyond the defaults, under which a move ends the game differently."""
+
+
+def test_some_game_supplies_the_ending_hook() -> None:
+    assert ENDING_GAMES
+
+
+@pytest.mark.parametrize(
+    ("name", "options"),
+    [(name, "") for name in ENDING_GAMES]
+    + [(name, options) for name in ENDING_GAMES for options in ENDING_OPTIONS.get(name, [])],
+)
+def test_ending_hook_never_hides_a_move_that_ends_the_game(name: str, options: str) -> None:
+    """Over random games, wherever the hook says no move ends the game, every legal move is
+    played and none does; it says so of some positions, and of every finished one; it is
+    deterministic and leaves the position as it was."""
+    game = find_game(name)
+    may_end = ending_test(game)
+    assert may_end is not None
+    quiet = 0
+    for seed in range(PLAYOUTS):
+        for state in _random_game(game, seed, options):
+            data = game.to_data(state)
+            verdict = may_end(state)
+            assert may_end(game.from_data(data)) == verdict
+            assert game.to_data(state) == data, "the hook changed the position it was given"
+            if game.to_move(state) is None:
+                assert not verdict
+            elif not verdict:
+                quiet += 1
+                for move in game.legal_moves(state):
+                    assert game.to_move(game.play(state, move)) is not None, game.render(state)
+    assert quiet, f"the hook never ruled out a move that ends {name}"
 
 
 DESCRIBED_GAMES = [name for name in GAME_NAMES if data_differ(find_game(name)) is not None]

@@ -532,3 +532,27 @@ def test_move_priors_favour_a_pair_that_holds_a_base_over_a_square() -> None:
     chosen = [moves["a2,a3"], moves["a3"], moves["s1"]]
     holding, single, square = marque.move_priors(state, chosen)
     assert holding > single > square == 0.0
+
+
+@pytest.mark.parametrize(
+    ("white", "black", "ends"),
+    [
+        (["a1", "a2", "a3", "s6", "b6"], ["s30", "t24"], True),  # b4,b5 or b1,b2 joins A to B
+        (["a1", "a2", "a3", "s6", "b6"], ["b1", "b4"], False),  # every run of B through b6 cut
+        (["a1", "a2", "a3", "b6"], ["s30", "t24"], False),  # B held only apart from A
+        ([], [], False),
+    ],
+)
+def test_ending_hook_sees_a_win_in_one_move_and_only_there(
+    white: list[str], black: list[str], ends: bool
+) -> None:
+    """Under ``-any_2`` (two held bases joined), White holds A; whether one move wins is
+    whether White can also hold B with the group that holds A."""
+    state = position({"white": white, "black": black, "to_move": "white", "ply": 6}, "-any_2")
+    wins = [
+        move
+        for move in marque.legal_moves(state)
+        if marque.to_move(marque.play(state, move)) is None
+    ]
+    assert bool(wins) is ends
+    assert marque.may_end_at_once(state) is ends
