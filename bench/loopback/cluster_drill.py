@@ -196,7 +196,10 @@ async def _game(room: str, table: list[_Player], servers: _Servers, tally: _Tall
         own = await _on_socket(
             seat, room, servers, tally, partial(_at, room=room, version=view.version)
         )
-        text = _first_legal(own.doc) if own.doc is not None else ""
+        text = ""
+        if own.doc is not None:
+            state = tictactoe.from_data(own.doc["data"])
+            text = tictactoe.move_text(next(tictactoe.legal_moves(state)))
         request = f"{room}-{number}"
         started = time.monotonic()
         version = await _resend(seat, room, servers, tally, text, own.version, request)
@@ -323,9 +326,3 @@ def _port(process: Process) -> int:
         if found:
             return int(found.group(1))
     raise RuntimeError(f"{process.name} printed no port")
-
-
-def _first_legal(doc: dict[str, Any]) -> str:
-    """The first legal move of the test game's position in ``doc``."""
-    state = tictactoe.from_data(doc["data"])
-    return tictactoe.move_text(next(tictactoe.legal_moves(state)))

@@ -544,8 +544,7 @@ async def play_seat(
         if pause:
             await asyncio.sleep(pause)
         state = rules.from_data(doc["data"])
-        legal = [rules.move_text(m) for m in rules.legal_moves(state)]
-        text = rng.choice(sorted(legal))
+        text = rng.choice(sorted(rules.move_text(m) for m in rules.legal_moves(state)))
         ply = len(doc["record"])
         version = await link.move(table.room, text, view.version, f"{table.room}.{ply}")
         ledger.acked(Ack(table.room, ply, text, version))
