@@ -58,8 +58,8 @@ class RoomPage {
     this.seen = null; // {plies, toMove, over, since} of the room as last drawn
     this.game = null;
     this.positionVersion = null;
-    this.legal = null; // MoveSet of the position, built once per position
-    this.premoves = null; // MoveSet of the waiting seat's moves
+    this.legal = null; // MoveSet of the position, once the server listed it
+    this.premoves = null; // MoveSet of the waiting seat's moves, likewise
     this.swapLegal = false; // whether the swap is among the legal moves
     this.asking = null; // position_version whose moves were asked for last
     this.pending = []; // steps chosen so far of the move (or premove) being built
@@ -280,8 +280,8 @@ class RoomPage {
     this.resignButton.dataset.confirm = "";
     this.resignButton.textContent = "Resign";
     this.board.zoomOut();
-    this.legal = new MoveSet([], () => null);
-    this.premoves = this.legal;
+    this.legal = null; // until the server lists them for this position
+    this.premoves = null;
     this.swapLegal = false;
     this.askMoves(0);
     if (before === null) return;
@@ -494,6 +494,7 @@ class RoomPage {
     let hint = "";
     const mode = this.mode();
     if (this.premove !== null) hint = `Premove queued: ${this.premove.text}. Escape cancels it.`;
+    else if (set === null) hint = ""; // the moves are on their way (a round trip)
     else if (mode === "move" && set.size === 0) {
       // The server lists no moves for turns of many tiles (Che with -triples): type it.
       hint = "This turn has too many moves to offer on the board: type yours below.";
