@@ -139,8 +139,10 @@ class GameRules(Protocol):
         move text is a block of itself): its legal moves when it is to move, else the moves a
         page lets it queue as premoves (those it could make here if it were its turn, never a
         swap); none once the game is over.  Listed as plain texts while they are few, as
-        shared blocks where they are many.  Only the seat's own player asks for them, so the
-        position's data, which every spectator and every diff carries, stays small.
+        shared blocks where they are many, and not at all where even blocks would be too
+        many (Che's turns of more than two tiles: the player types the move).  Only the
+        seat's own player asks for them, so the position's data, which every spectator and
+        every diff carries, stays small.
         """
 
     def from_data(self, data: PlainData) -> Any:
