@@ -197,6 +197,12 @@ class BenchSocket(asyncio.Protocol):
     async def join(self, room_id: str) -> None:
         await self.request({"t": "join", "room": room_id})
 
+    def ask_moves(self, room_id: str, seat: int) -> None:
+        """Ask for the seat's moves, as a game page does after each move, without waiting
+        for the answer (none of the scripted moves needs it)."""
+        body = {"t": "moves", "id": next(self._ids), "room": room_id, "seat": seat}
+        self._write(OP_BINARY, msgpack.packb(body))
+
     async def leave(self, room_id: str) -> None:
         await self.request({"t": "leave", "room": room_id})
 
@@ -435,7 +441,7 @@ async def play(
                     await player.enter(room_id)
                 for spectator in spectators:
                     await spectator.join(room_id)
-                if await play_game(clients, room_id, game, stats, stop, args.pace):
+                if await play_game(clients, room_id, game, stats, stop, args.pace, args.ask_moves):
                     stats.games_finished += 1
                 for client in (*clients, *spectators):
                     await client.leave(room_id)
@@ -540,10 +546,12 @@ async def play_game(
     stats: Stats,
     stop: asyncio.Event,
     pace: float = 0.0,
+    ask_moves: bool = False,
 ) -> bool:
     """Replay ``game`` in the room, each move sent by its player once that player's socket
     has seen the move before it (and, with ``pace``, no sooner than ``pace`` seconds after
-    the game's previous move); False if stopped or refused before the end."""
+    the game's previous move); False if stopped or refused before the end.  With
+    ``ask_moves`` both players ask for their seat's moves after each move, as pages do."""
     holders = [0, 1]  # which client holds each rules seat
     due = time.perf_counter() + random.uniform(0, pace)
     for number, (seat, text, swap) in enumerate(game.moves):
@@ -567,6 +575,9 @@ async def play_game(
             stats.on_move(room_id, version, sent)
         if swap:
             holders.reverse()
+        if ask_moves:
+            for seat, holder in enumerate(holders):
+                clients[holder].ask_moves(room_id, seat)
     return True
 
 
@@ -831,6 +842,12 @@ def main(argv: list[str] | None = None) -> int:
         "times slower: use a few games, e.g. --games 10 --pace 2)",
     )
     parser.add_argument(
+        "--ask-moves",
+        action="store_true",
+        help="both players ask for their seat's moves after every move, as the game page "
+        "does (the scripted players need no list: by default they ask for none, as bots)",
+    )
+    parser.add_argument(
         "--players-apart",
         action="store_true",
         help="with --processes 2 or more: a game's two players on different processes, as a "
@@ -1025,6 +1042,7 @@ def report(args: argparse.Namespace, stats: Stats) -> None:
         f"{args.processes} server process{'es' if args.processes > 1 else ''}, "
         + (f"one move per {args.pace:g} s per game" if args.pace else "as fast as possible")
         + (f", time control {args.control}" if args.control else ", untimed")
+        + (", players ask for their moves" if args.ask_moves else "")
     )
     print(f"load average at the end: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
     print(f"rules engines: {engine_build()}")

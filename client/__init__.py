@@ -68,6 +68,7 @@ _REPLIES = frozenset(
         MsgType.POOL,
         MsgType.CHAT,
         MsgType.REPORTED,
+        MsgType.MOVES,
     )
 )
 """Server messages that answer a request (``ref`` names it)."""
@@ -277,6 +278,13 @@ class Client:
         ref = self.next_id() if request_id is None else request_id
         reply = await self.ask(messages.ClientMove(ref, room, seen, text))
         return int(reply["version"])
+
+    async def seat_moves(self, room: str, seat: int) -> tuple[int, list[str]]:
+        """The moves ``seat`` (yours, in a room joined as its player) could make in the
+        room's position now: its legal moves when it is to move, else its premoves; with the
+        ``position_version`` they are for.  Raises ServerReplyError (``not_a_player``)."""
+        reply = await self.ask(messages.ClientMoves(self.next_id(), room, seat))
+        return int(reply["position_version"]), messages.listed_moves(reply["moves"])
 
     async def resign(self, room: str) -> int:
         reply = await self.ask(

@@ -101,6 +101,12 @@ class Connection {
     return this.request({ t: MsgType.MOVE, room: roomId, version: this.version(roomId), move: text }, true);
   }
 
+  /** The moves seat `seat` (ours) could make in the room's position now: {position_version, moves (blocks)}. */
+  seatMoves(roomId, seat) {
+    // Asking twice does no harm: sent again after a reconnection like a move.
+    return this.request({ t: MsgType.MOVES, room: roomId, seat }, true);
+  }
+
   resign(roomId) {
     return this.request({ t: MsgType.RESIGN, room: roomId, version: this.version(roomId) }, true);
   }
@@ -343,6 +349,7 @@ class Connection {
         this.reply(body);
         break;
       case MsgType.LEFT:
+      case MsgType.MOVES:
       case MsgType.OK:
       case MsgType.CHALLENGE:
       case MsgType.ACCEPTED:

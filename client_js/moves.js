@@ -3,7 +3,7 @@
 // where the target alone does not say it, a `choice` there (a rotation, a face, a tile
 // letter).  A MoveSet holds the moves of one position; the player's steps so far narrow it
 // to the moves that begin with them (or, for a move whose steps may come in any order, that
-// hold them).  The server lists long sets of moves as blocks (rules/api.py move_blocks):
+// hold them).  The server lists a seat's moves as blocks (rules/api.py move_blocks):
 // expandBlocks is the twin of rules.api.expand_blocks.  Imports nothing.
 
 class MoveSet {
@@ -102,9 +102,4 @@ function expandBlocks(blocks) {
   return texts;
 }
 
-/** The legal move texts of a position's data: the list, or its blocks when it is long. */
-function legalTexts(data) {
-  return data.legal ?? expandBlocks(data.legal_blocks ?? []);
-}
-
-export { MoveSet, expandBlocks, legalTexts, sameStep };
+export { MoveSet, expandBlocks, sameStep };

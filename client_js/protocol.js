@@ -27,6 +27,7 @@ export const MsgType = Object.freeze({
   CHAT: "chat",
   CHAT_HISTORY: "chat_history",
   CHAT_REPORT: "chat_report",
+  MOVES: "moves",
   WELCOME: "welcome",
   JOINED: "joined",
   LEFT: "left",
@@ -241,6 +242,11 @@ export const CLIENT_MESSAGES = Object.freeze({
     "room",
     "channel",
     "line"
+  ],
+  "moves": [
+    "id",
+    "room",
+    "seat"
   ]
 });
 /** Fields of every message the server sends, by type (`lobby`, `challenge`,
@@ -329,5 +335,12 @@ export const SERVER_MESSAGES = Object.freeze({
   "reported": [
     "ref",
     "room"
+  ],
+  "moves": [
+    "ref",
+    "room",
+    "seat",
+    "position_version",
+    "moves"
   ]
 });

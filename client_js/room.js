@@ -8,11 +8,12 @@
 // claim the win (the button counts down to it).  The room's chats sit beside the board
 // (chat.js).  A finished game offers a computer analysis under the move list (analysis.js).
 //
-// A move is built from the move texts the server lists (moves.js): the game module splits
+// A move is built from the move texts the server lists for the player's seat, asked for
+// after every change of position (moves.js): the game module splits
 // each into steps (a target and, where several pieces may go there, a choice), the board
 // previews the piece under the pointer, and a click that leaves one move plays it.  While
-// the opponent thinks, the same gestures queue a premove from the `premoves` the server
-// lists, sent when the turn comes if it is still legal then.  Knows no rules.
+// the opponent thinks, the same gestures queue a premove from the moves the server lists
+// for the waiting seat, sent when the turn comes if it is still legal then.  Knows no rules.
 //
 // A game module exports COLOURS, HINT, split(text), describe(step), draw(data) ->
 // {viewBox, label, items, shapes, highlights}, ghost(data, step, colour) -> items and
@@ -31,7 +32,7 @@ import * as boche from "./games/boche.js";
 import * as che from "./games/che.js";
 import * as marque from "./games/marque.js";
 import * as osbox from "./games/osbox.js";
-import { MoveSet, expandBlocks, legalTexts, sameStep } from "./moves.js";
+import { MoveSet, expandBlocks, sameStep } from "./moves.js";
 import { RoomRatings, changeText } from "./room_ratings.js";
 import { DrawAction } from "./protocol.js";
 import { notificationSettings, notifyInTab, preferences } from "./notify.js";
@@ -57,8 +58,10 @@ class RoomPage {
     this.seen = null; // {plies, toMove, over, since} of the room as last drawn
     this.game = null;
     this.positionVersion = null;
-    this.legal = null; // MoveSet of the position, built once per position
-    this.premoves = null; // MoveSet of the waiting seat's moves
+    this.legal = null; // MoveSet of the position, once the server listed it
+    this.premoves = null; // MoveSet of the waiting seat's moves, likewise
+    this.swapLegal = false; // whether the swap is among the legal moves
+    this.asking = null; // position_version whose moves were asked for last
     this.pending = []; // steps chosen so far of the move (or premove) being built
     this.variant = 0; // which choice the preview shows at a target with several
     this.hovered = null;
@@ -277,9 +280,10 @@ class RoomPage {
     this.resignButton.dataset.confirm = "";
     this.resignButton.textContent = "Resign";
     this.board.zoomOut();
-    const split = this.game === null ? () => null : (text) => this.game.split(text);
-    this.legal = new MoveSet(legalTexts(doc.data), split);
-    this.premoves = new MoveSet(expandBlocks(doc.data.premoves), split);
+    this.legal = null; // until the server lists them for this position
+    this.premoves = null;
+    this.swapLegal = false;
+    this.askMoves(0);
     if (before === null) return;
     if (doc.record.length > before.plies) {
       const data = doc.data;
@@ -305,17 +309,55 @@ class RoomPage {
       const words = resultText(doc.outcome, (index) => this.colourLabel(index));
       notifyInTab(notice(`${game} against ${opponent}: the game is over`, words)).catch(() => {});
     }
-    if (this.premove !== null) {
+    // A premove waits for this position's moves (see movesListed); one the game's end
+    // made pointless goes.
+    if (doc.outcome !== null) this.premove = null;
+  }
+
+  /** Asks for the moves of our seat in the position shown, unless watching or it is over;
+   * `attempt` counts the times the server still had an older position. */
+  askMoves(attempt) {
+    const doc = this.doc;
+    const seat = this.mySeat();
+    if (doc === null || seat === null || doc.outcome !== null || this.game === null) return;
+    const position = doc.position_version;
+    this.asking = position;
+    this.connection.seatMoves(this.roomId, seat).then(
+      (reply) => this.movesListed(reply, position, attempt),
+      (error) => {
+        if (this.asking === position) this.showError(error);
+      },
+    );
+  }
+
+  /** The server listed our seat's moves: they are the legal moves or the premoves of the
+   * position they were made for, if the page still shows it. */
+  movesListed(reply, asked, attempt) {
+    const doc = this.doc;
+    if (doc === null || this.asking !== asked || doc.position_version !== asked) return;
+    if (reply.position_version < asked) {
+      // This process had not yet heard of the position: ask again shortly.
+      if (attempt < 5) setTimeout(() => this.askMoves(attempt + 1), 100 * 2 ** attempt);
+      return;
+    }
+    if (reply.position_version !== asked) return; // a newer position is on its way
+    const texts = expandBlocks(reply.moves);
+    const set = new MoveSet(texts, (text) => this.game.split(text));
+    const myTurn = doc.outcome === null && doc.to_move === reply.seat;
+    if (myTurn) {
+      this.legal = set;
+      this.swapLegal = texts.includes(SWAP);
+    } else {
+      this.premoves = set;
+    }
+    if (this.premove !== null && myTurn) {
       const queued = this.premove;
       this.premove = null;
-      if (myTurn) {
-        const legal = this.legal.moves.find((move) => sameSteps(move, queued.steps));
-        if (legal !== undefined) this.send(legal.text);
-        else this.notice = `Premove ${queued.text} dropped: it is not legal now.`;
-      } else if (doc.outcome === null) {
-        this.premove = queued; // not our turn yet (a swap, a forced pass): keep it
-      }
+      const legal = set.moves.find((move) => sameSteps(move, queued.steps));
+      if (legal !== undefined) this.send(legal.text);
+      else this.notice = `Premove ${queued.text} dropped: it is not legal now.`;
     }
+    this.render();
   }
 
   mySeat() {
@@ -358,7 +400,7 @@ class RoomPage {
     this.renderMoves();
     const playing = seat !== null && doc.outcome === null;
     const myTurn = playing && doc.to_move === seat;
-    this.swapButton.hidden = !(myTurn && (doc.data.legal ?? []).includes(SWAP));
+    this.swapButton.hidden = !(myTurn && this.swapLegal);
     this.resignButton.hidden = !playing;
     this.renderActions(seat, playing);
     this.typedForm.hidden = !myTurn;
@@ -452,6 +494,7 @@ class RoomPage {
     let hint = "";
     const mode = this.mode();
     if (this.premove !== null) hint = `Premove queued: ${this.premove.text}. Escape cancels it.`;
+    else if (set === null) hint = ""; // the moves are on their way (a round trip)
     else if (mode === "move" && set.size === 0) {
       // The server lists no moves for turns of many tiles (Che with -triples): type it.
       hint = "This turn has too many moves to offer on the board: type yours below.";

@@ -5,7 +5,8 @@ Client requests carry a request id ``id`` (an integer or a short string); every 
 error echoes it as ``ref``.  :func:`decode` is the only place where bytes become messages.
 The error codes and close codes are in :mod:`protocol.errors`; ``python -m protocol`` writes
 ``client_js/protocol.js`` from both, so the browser speaks exactly this protocol.  Imports
-msgpack, the standard library and :mod:`protocol.errors`.
+msgpack, the standard library, :mod:`protocol.errors` and the rules API's move blocks (the
+form in which ``moves`` lists a seat's moves).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from protocol.errors import (
     RequestId,
     UnknownTypeError,
 )
+from rules.api import expand_blocks
 
 MAX_FRAME_BYTES = 4096
 """Largest frame a client may send; larger ones close the socket with 1009."""
@@ -59,8 +61,9 @@ class MsgType(StrEnum):
     CHAT = "chat"
     CHAT_HISTORY = "chat_history"
     CHAT_REPORT = "chat_report"
-    # server to client (``lobby``, ``challenge``, ``tournaments``, ``tournament`` and ``pool``
-    # are also replies of the same names)
+    MOVES = "moves"
+    # server to client (``lobby``, ``challenge``, ``tournaments``, ``tournament``, ``pool``
+    # and ``moves`` are also replies of the same names)
     WELCOME = "welcome"
     JOINED = "joined"
     LEFT = "left"
@@ -347,6 +350,18 @@ class ClientChatReport:
     line: str
 
 
+@dataclass(frozen=True, slots=True)
+class ClientMoves:
+    """Ask for the moves your seat ``seat`` (0 or 1) of a room you joined as its player could
+    make in the room's position now: answered by ``moves``.  Ask again whenever the position
+    changes; the position's data leaves them out, as only their player needs them."""
+
+    TYPE: ClassVar[MsgType] = MsgType.MOVES
+    id: RequestId
+    room: str
+    seat: int
+
+
 ClientMessage: TypeAlias = (
     ClientJoin
     | ClientSync
@@ -371,6 +386,7 @@ ClientMessage: TypeAlias = (
     | ClientChat
     | ClientChatHistory
     | ClientChatReport
+    | ClientMoves
 )
 
 # --- server to client -------------------------------------------------------------------------
@@ -562,6 +578,21 @@ class ServerReported:
     room: str
 
 
+@dataclass(frozen=True, slots=True)
+class ServerMoves:
+    """Reply to ``moves``: the moves seat ``seat`` could make in the position of
+    ``position_version`` (the room's ``position_version`` then), as blocks (see
+    docs/protocol.md): its legal moves when it is to move there, else the moves it may queue
+    as premoves; none once the game is over."""
+
+    TYPE: ClassVar[MsgType] = MsgType.MOVES
+    ref: RequestId
+    room: str
+    seat: int
+    position_version: int
+    moves: list[Any]
+
+
 ServerMessage: TypeAlias = (
     ServerWelcome
     | ServerJoined
@@ -582,6 +613,7 @@ ServerMessage: TypeAlias = (
     | ServerPool
     | ServerChat
     | ServerReported
+    | ServerMoves
 )
 
 CLIENT_MESSAGES: dict[str, type[ClientMessage]] = {
@@ -610,6 +642,7 @@ CLIENT_MESSAGES: dict[str, type[ClientMessage]] = {
         ClientChat,
         ClientChatHistory,
         ClientChatReport,
+        ClientMoves,
     )
 }
 SERVER_MESSAGES: dict[str, type[ServerMessage]] = {
@@ -634,6 +667,7 @@ SERVER_MESSAGES: dict[str, type[ServerMessage]] = {
         ServerPool,
         ServerChat,
         ServerReported,
+        ServerMoves,
     )
 }
 
@@ -654,6 +688,7 @@ _FIELD_TYPES: dict[str, tuple[type, ...]] = {
     "channel": (str,),
     "text": (str,),
     "line": (str,),
+    "seat": (int,),
 }
 MAX_TEXT_LENGTH = 256
 """Longest text field accepted (option text, a player's name, a move)."""
@@ -761,6 +796,11 @@ def decode_server(frame: bytes) -> dict[str, Any]:
     if not isinstance(body, dict) or body.get("t") not in SERVER_MESSAGES:
         raise FrameError("not a server message")
     return body
+
+
+def listed_moves(blocks: list[Any]) -> list[str]:
+    """The move texts that the blocks of a ``moves`` reply stand for, in order."""
+    return list(expand_blocks(blocks))
 
 
 VERSION_PREFIX = struct.Struct(">Q")

@@ -51,8 +51,6 @@ Decisions where the sources leave room (all in the spec's §4.7; *ours* marks th
      "seats": ["white", "blue"], "scores": None, "radius": 1.0,
      "positions": [{"label": "1c2", "level": 1, "row": 2, "index": 1, "x": -1.5, "y": 0.87,
                     "owner": "white" | "blue" | None, "faces": "UW", "last": False}, ...],
-     "legal": ["a1", "d3-1c2", ...] | None,
-     "legal_blocks": [...] | None, "premoves": [...],
      "frame": {"outline": [[x, y], ...], "sides": {"U": [[x, y], [x, y]], ...}},
      "explanation": None | {"groups": [...]}}
 
@@ -62,13 +60,15 @@ single-hole tip points right).  Draw the levels in order, lowest first, each cub
 split into three rhombi: ``faces`` names its upper faces that are visible (nothing rests on
 them): ``U`` the left rhombus, ``W`` the upper one, ``V`` the lower one.  Empty positions above
 the board are not drawn; empty holes (level 0) are.  ``last`` marks the cube the last action
-added or moved.  ``legal`` lists the legal move texts when there are at most 300, else None
-and ``legal_blocks`` has them as blocks of :func:`rules.api.move_blocks` (a cube's moves
-share a block); ``premoves`` are the adds and cube moves of the seat that waits, as blocks.
-``frame`` is the board's outline and the edge along each side
+added or moved.  ``frame`` is the board's outline and the edge along each side
 (:mod:`rules.geometry.trigrid`).  The ``explanation`` (:func:`rules.api.explanation`) of a
 connection shows each winning group: its cubes (``cells``, labels), the face contacts that
 join them (``links``, between hexagon centres) and the sides it touches; a draw shows none.
+
+:func:`seat_moves` gives a seat its moves apart from this data: to the seat to move, the
+legal move texts when there are at most 300, else its adds and cube moves as blocks of
+:func:`rules.api.move_blocks` (a cube's moves share a block); to the seat that waits, its
+adds and cube moves as blocks.
 """
 
 from __future__ import annotations
@@ -109,7 +109,7 @@ LETTERS = ("", "o", "x")
 
 DATA_OWNERS = ".wb"
 LEGAL_LIMIT = 300
-"""Legal move texts are sent with the position only up to this many."""
+""":func:`seat_moves` lists the legal moves as texts only up to this many."""
 
 FLAGS: Sequence[Flag] = (
     Flag("size", "size", minimum=1, maximum=trigrid.MAX_SIZE, help="holes per side (6)"),
@@ -458,7 +458,6 @@ def to_data(state: State) -> PlainData:
     positions = list(map(dict.get, t.entries, keys))
     if not all(positions):  # an entry not built yet (entries are never empty)
         positions = [found or t.entry(p, keys[p]) for p, found in enumerate(positions)]
-    legal = _legal_texts(t, state)
     return {
         "game": NAME,
         "options": options_text(state.options),
@@ -475,12 +474,22 @@ def to_data(state: State) -> PlainData:
         "scores": None,
         "radius": 1.0,
         "positions": positions,
-        "legal": legal if len(legal) <= LEGAL_LIMIT else None,
-        "legal_blocks": None if len(legal) <= LEGAL_LIMIT else _blocks(t, state, state.turn),
-        "premoves": _premoves(t, state),
         "frame": t.frame,
         "explanation": None if result is None else _explanation(t, state),
     }
+
+
+def seat_moves(state: State, seat: Seat) -> list[PlainData]:
+    """The moves ``seat`` could make, as texts or blocks (see the module docstring): the hook
+    of :meth:`rules.api.GameRules.seat_moves`."""
+    mover = state.turn
+    if mover is None:
+        return []
+    t = _tables(state.options.size)
+    if seat != mover:
+        return _blocks(t, state, seat)
+    legal = _legal_texts(t, state)
+    return legal if len(legal) <= LEGAL_LIMIT else _blocks(t, state, mover)
 
 
 def data_changes(before: State, after: State, before_data: PlainData) -> list[PlainData]:
@@ -488,8 +497,7 @@ def data_changes(before: State, after: State, before_data: PlainData) -> list[Pl
     the optional hook of :class:`rules.api.DataChanges`.
 
     The fields and the positions' looks are compared as the states hold them, not as two
-    documents, and only the parts that differ are built; the move lists, which change with
-    nearly every move, are set again whenever what they are made from changed.
+    documents, and only the parts that differ are built.
     """
     if before.options != after.options:
         return [["s", [], to_data(after)]]
@@ -526,20 +534,6 @@ def data_changes(before: State, after: State, before_data: PlainData) -> list[Pl
         for name in _ENTRY_LOOKS:
             if was[name] != now[name]:
                 ops.append(["s", ["positions", p, name], now[name]])
-    if (before.board, before.turn, before.supply, before.ply) == (
-        after.board,
-        after.turn,
-        after.supply,
-        after.ply,
-    ):
-        return ops  # the move lists are made from these alone
-    legal = _legal_texts(t, after)
-    listed = legal if len(legal) <= LEGAL_LIMIT else None
-    ops.append(["s", ["legal"], listed])
-    blocks = None if listed is not None else _blocks(t, after, after.turn)
-    if blocks is not None or before_data["legal_blocks"] is not None:
-        ops.append(["s", ["legal_blocks"], blocks])
-    ops.append(["s", ["premoves"], _premoves(t, after)])
     return ops
 
 
@@ -575,17 +569,10 @@ def _turn_name(state: State) -> str | None:
     return None if state.turn is None else SEAT_NAMES[state.turn]
 
 
-def _premoves(t: _Tables, state: State) -> list[PlainData]:
-    """The moves the seat that waits could make on this board, as blocks."""
-    return [] if state.turn is None else _blocks(t, state, _OTHER[state.turn])
-
-
-def _blocks(t: _Tables, state: State, seat: Seat | None) -> list[PlainData]:
+def _blocks(t: _Tables, state: State, seat: Seat) -> list[PlainData]:
     """The adds and cube moves of ``seat`` on this board, as blocks (the swap left out): what
     :func:`rules.api.move_blocks` makes of them, grouped here from the destinations by cube
-    without a tuple per move (the server describes both seats' moves at every move)."""
-    if seat is None:
-        return []
+    without a tuple per move (the server asks for both seats' moves at every move)."""
     board = state.board
     labels = t.g.labels
     blocks: list[PlainData] = []
@@ -766,7 +753,7 @@ class _Shifts(dict[int, Shift]):
         self.source = source
         self.labels = labels
         self.texts = _ShiftTexts(source, labels)
-        """The same moves' texts, for to_data's legal list."""
+        """The same moves' texts, for the legal move texts of :func:`seat_moves`."""
 
     def __missing__(self, target: int) -> Shift:
         move = self[target] = Shift(self.source, self.labels[target])

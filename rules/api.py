@@ -129,12 +129,20 @@ class GameRules(Protocol):
     def to_data(self, state: Any) -> PlainData:
         """Plain data for storage and for drawing; ``from_data(to_data(s)) == s``.
 
-        Besides each game's own fields, every game writes ``legal`` (the legal move texts, or
-        None when there are too many), ``legal_blocks`` (None, or the same moves as
-        :func:`move_blocks` writes them when ``legal`` is None), ``premoves`` (the moves the
-        seat that waits could make on this board if it were its turn, as blocks: a page
-        offers them as moves to queue) and ``explanation`` (None while the game goes on,
-        then what :func:`explanation` describes).
+        Besides each game's own fields, every game writes ``explanation`` (None while the game
+        goes on, then what :func:`explanation` describes).  The moves a page offers are not
+        part of it: they are :func:`seat_moves`'s, for the one player who may make them.
+        """
+
+    def seat_moves(self, state: Any, seat: Seat) -> list[PlainData]:
+        """The moves ``seat`` could make on this board, as blocks (:func:`move_blocks`; a
+        move text is a block of itself): its legal moves when it is to move, else the moves a
+        page lets it queue as premoves (those it could make here if it were its turn, never a
+        swap); none once the game is over.  Listed as plain texts while they are few, as
+        shared blocks where they are many, and not at all where even blocks would be too
+        many (Che's turns of more than two tiles: the player types the move).  Only the
+        seat's own player asks for them, so the position's data, which every spectator and
+        every diff carries, stays small.
         """
 
     def from_data(self, data: PlainData) -> Any:

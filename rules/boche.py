@@ -52,9 +52,6 @@ pbmserv orientation of spec §1.2)::
                 "corners": [[x, y] * 4],          # T, A, F, B: a rhombus in drawing order
                 "colours": ["dark" | "light"] * 4, # colour of each corner (cap or band end)
                 "band": "TF" | "AB"} | None, ...], # the diagonal the band joins
-     "legal": ["a:a1", ...] | None,                # None when more than 300 moves
-     "legal_blocks": [...] | None,                 # the legal moves when "legal" is None
-     "premoves": [...],                            # the waiting seat's placements
      "cubes": {"a": [{"face", "corners", "colours", "band"} * 3], ...},
      "frame": {"outline": [[x, y], ...], "sides": {"U": [[x, y], [x, y]], ...}},
      "explanation": None | {"groups": [...]}}      # once the game is over
@@ -65,15 +62,18 @@ stay put from move to move, so a move changes only the few faces it shows or cov
 of just the visible faces would shift, and its diff would resend most of it).  Empty holes of
 level 0 are the positions of level 0 with no rotation.
 
-``legal_blocks`` and ``premoves`` are blocks of :func:`rules.api.move_blocks` (rotation and
-position joined by ``:``); the placements do not depend on the seat, so the premoves are
-the placements of the position (the swap is not queued).  ``cubes`` draws each rotation's
-three upper faces around the hexagon's centre, as ``faces`` would show a cube just placed (a
-rotation looks the same wherever it may go): a page previews a move with it.  ``frame`` is
-the board's outline and the edge along each side (:mod:`rules.geometry.trigrid`).  The
-``explanation`` (:func:`rules.api.explanation`) shows why the game ended: each enclosed group
-of at least ``-kill`` blobs, or the group that connects the three sides, as its blobs
-(``points``), the bands that join them (``links``) and the sides it touches.
+``cubes`` draws each rotation's three upper faces around the hexagon's centre, as ``faces``
+would show a cube just placed (a rotation looks the same wherever it may go): a page
+previews a move with it.  ``frame`` is the board's outline and the edge along each side
+(:mod:`rules.geometry.trigrid`).  The ``explanation`` (:func:`rules.api.explanation`) shows
+why the game ended: each enclosed group of at least ``-kill`` blobs, or the group that
+connects the three sides, as its blobs (``points``), the bands that join them (``links``)
+and the sides it touches.
+
+:func:`seat_moves` gives a seat its moves apart from this data: to the seat to move, the
+legal move texts when there are at most 300, else the placements as blocks of
+:func:`rules.api.move_blocks` (rotation and position joined by ``:``); the placements do not
+depend on the seat, so the seat that waits gets the same blocks (the swap is not queued).
 """
 
 from __future__ import annotations
@@ -134,6 +134,7 @@ POLES = (
 EMPTY = -1
 MAX_KILL = 1000
 LEGAL_TEXT_LIMIT = 300
+""":func:`seat_moves` lists the legal moves as texts only up to this many."""
 
 FLAGS: Sequence[Flag] = (
     Flag("size", "size", minimum=1, maximum=MAX_SIZE, help="holes per side of the board"),
@@ -395,7 +396,6 @@ def to_data(state: State) -> PlainData:
     positions = [
         entries[p].get(r) or tables.position_entry(p, r) for p, r in enumerate(state.board)
     ]
-    legal, legal_blocks, premoves = _move_lists(state)
     return {
         "game": NAME,
         "options": options_text(state.options),
@@ -409,13 +409,22 @@ def to_data(state: State) -> PlainData:
         "scores": None,
         "positions": positions,
         "faces": _faces_data(tables, state),
-        "legal": legal,
-        "legal_blocks": legal_blocks,
-        "premoves": premoves,
         "cubes": tables.cubes,
         "frame": tables.frame,
         "explanation": None if state.outcome is None else _explanation(tables, state),
     }
+
+
+def seat_moves(state: State, seat: Seat) -> list[PlainData]:
+    """The moves ``seat`` could make, as texts or blocks (see the module docstring): the hook
+    of :meth:`rules.api.GameRules.seat_moves`."""
+    mover = to_move(state)
+    if mover is None:
+        return []
+    moves = list(legal_moves(state))
+    if seat == mover and len(moves) <= LEGAL_TEXT_LIMIT:
+        return [str(m) for m in moves]
+    return _placement_blocks(moves)
 
 
 def data_changes(before: State, after: State, before_data: PlainData) -> list[PlainData]:
@@ -423,8 +432,7 @@ def data_changes(before: State, after: State, before_data: PlainData) -> list[Pl
     the optional hook of :class:`rules.api.DataChanges`.
 
     The fields are compared as the states hold them and only the parts that differ are
-    built: the positions whose cube changed, and the faces those cubes show or cover; the
-    move lists are set again whenever what they are made from changed.
+    built: the positions whose cube changed, and the faces those cubes show or cover.
     """
     if before.options != after.options:
         return [["s", [], to_data(after)]]
@@ -456,18 +464,6 @@ def data_changes(before: State, after: State, before_data: PlainData) -> list[Pl
     if before.outcome != after.outcome or (after.outcome is not None and changed):
         explained = None if after.outcome is None else _explanation(tables, after)
         ops.append(["s", ["explanation"], explained])
-    if (was, before.z, before.swapped, before.placed, before.outcome) != (
-        now,
-        after.z,
-        after.swapped,
-        after.placed,
-        after.outcome,
-    ):  # the move lists are made from these alone
-        legal, legal_blocks, premoves = _move_lists(after)
-        ops.append(["s", ["legal"], legal])
-        if legal_blocks is not None or before_data["legal_blocks"] is not None:
-            ops.append(["s", ["legal_blocks"], legal_blocks])
-        ops.append(["s", ["premoves"], premoves])
     return ops
 
 
@@ -505,26 +501,10 @@ def _face_entry(tables: _Tables, board: tuple[int, ...], z: int, slot: int) -> P
     return tables.face_entries(z).get(key) or tables.face_entry(z, key)
 
 
-def _move_lists(state: State) -> tuple[list[str] | None, list[PlainData] | None, list[PlainData]]:
-    """to_data's ``legal`` (None past :data:`LEGAL_TEXT_LIMIT` moves), ``legal_blocks`` (the
-    placements as blocks when ``legal`` is None) and ``premoves`` (the placements)."""
-    legal = None
-    legal_blocks = None
-    premoves: list[PlainData] = []
-    if state.outcome is None:
-        moves = list(legal_moves(state))
-        if len(moves) <= LEGAL_TEXT_LIMIT:
-            legal = [str(m) for m in moves]
-        premoves = _placement_blocks(moves)
-        if legal is None:
-            legal_blocks = premoves
-    return legal, legal_blocks, premoves
-
-
 def _placement_blocks(moves: list[Move]) -> list[PlainData]:
     """What :func:`rules.api.move_blocks` makes of the placements among ``moves`` (rotation
     and position joined by ``:``), the very same blocks, grouped here without a tuple per
-    move (the server lists them at every move)."""
+    move (the server asks for them at every move)."""
     seconds: dict[str, list[str]] = {}
     for move in moves:
         if isinstance(move, Place):

@@ -78,23 +78,24 @@ Decisions where the spec leaves a choice or where this module departs from it:
 * ``candidates``: one ``{"position", "x", "y", "tiles"}`` per empty cell where a tile may go,
   ``tiles`` the two letters that fit there (Light-dominant first).
 * ``bounds``: ``{"min_x", "min_y", "max_x", "max_y"}`` over tiles and candidates (cells).
-* ``legal``: every legal move text when there are at most 300, else None.
-* ``legal_blocks``: when ``legal`` is None, the legal moves as blocks
-  (:func:`rules.api.move_blocks`), or None where a turn places more than two tiles.  A turn
-  of two tiles has one block of every non-deciding tile (``parts[0]``) with every tile
-  (``parts[1]``), which also yields two tiles on one cell (not moves: drop them), a block
-  per cell of its non-deciding tiles with the tiles of the cells that touch only it, and the
-  deciding tiles alone; a tile move is ``N-placement``, a block per tile.  Each move of a
-  block is written in an order that can be played, which may not be the canonical one
-  (:func:`parse_move` takes any playable order).
-* ``premoves``: the moves of the seat that waits, as blocks (as if the next turn were its
-  own; none on the opening or where a turn places more than two tiles).
 * ``tile_pictures``: per letter, its dominant colour, the colours of its corners NW, NE, SE,
   SW and its band, as a tile of that letter is drawn wherever it goes.
 * ``explanation`` (:func:`rules.api.explanation`) once the game is over: the closed regions
   (or, under the New Rules, the regions too large), or when the tiles ran out the largest
   region of each colour; each with its band cells (``cells``, ``"x,y"``), its bands
   (``links``, corner to corner), its vertices (``points``) and its size in bands.
+
+:func:`seat_moves` gives a seat its moves apart from this data.  The seat to move gets every
+legal move text when there are at most 300, else the legal moves as blocks
+(:func:`rules.api.move_blocks`), or none where a turn places more than two tiles (too many
+to send, and no blocks to share).  A turn of two tiles has one block of every non-deciding
+tile (``parts[0]``) with every tile (``parts[1]``), which also yields two tiles on one cell
+(not moves: drop them), a block per cell of its non-deciding tiles with the tiles of the
+cells that touch only it, and the deciding tiles alone; a tile move is ``N-placement``, a
+block per tile.  Each move of a block is written in an order that can be played, which may
+not be the canonical one (:func:`parse_move` takes any playable order).  The seat that waits
+gets its moves as blocks, as if the next turn were its own (none on the opening or where a
+turn places more than two tiles).
 
 :func:`from_data` reads ``options``, ``tiles`` (number, tile, x, y), ``turn``, ``supply``,
 ``last``, ``last_move``, ``movement_turns``, ``scores`` and ``outcome``; the rest is derived.
@@ -149,7 +150,7 @@ MOVEMENT_TURN_LIMIT = 100
 """A run of this many tile-move turns without a decision is a draw (§9)."""
 MAX_PLACEMENTS = 9
 LEGAL_LIST_LIMIT = 300
-""":func:`to_data` lists the legal moves when there are at most this many."""
+""":func:`seat_moves` lists the legal moves as texts when there are at most this many."""
 
 
 class Tie(StrEnum):
@@ -344,6 +345,9 @@ class State:
     """The vertex parity that is Light (-1 before the first tile)."""
     masks: list[int] | None = field(default=None, compare=False, hash=False, repr=False)
     """:func:`_decisive_masks` once something asked for them (the move lists do, often twice)."""
+    blocks: list[PlainData] | None = field(default=None, compare=False, hash=False, repr=False)
+    """The mover's :func:`_blocks` once :func:`seat_moves` asked for them (see
+    :func:`_mover_blocks`)."""
 
     def __init__(
         self,
@@ -360,6 +364,7 @@ class State:
         frontier: tuple[CellId, ...],
         light_parity: int,
         masks: list[int] | None = None,
+        blocks: list[PlainData] | None = None,
     ) -> None:
         self.options = options
         self.tiles = tiles
@@ -374,6 +379,7 @@ class State:
         self.frontier = frontier
         self.light_parity = light_parity
         self.masks = masks
+        self.blocks = blocks
 
 
 # --- the common API ----------------------------------------------------------------------
@@ -676,7 +682,6 @@ def to_data(state: State) -> PlainData:
     candidates = [
         _candidate_data(position, cell, lp) for position, cell in enumerate(state.frontier, 1)
     ]
-    legal, legal_blocks, premoves = _move_lists(state)
     return {
         "game": NAME,
         "options": options_text(state.options),
@@ -692,12 +697,27 @@ def to_data(state: State) -> PlainData:
         "tiles": tiles,
         "candidates": candidates,
         "bounds": _bounds(state),
-        "legal": legal,
-        "legal_blocks": legal_blocks,
-        "premoves": _copied_blocks(premoves) if premoves is legal_blocks else premoves,
         "tile_pictures": _TILE_PICTURES,
         "explanation": None if state.outcome is None else _explanation(state),
     }
+
+
+def seat_moves(state: State, seat: Seat) -> list[PlainData]:
+    """The moves ``seat`` could make, as blocks (see the module docstring): the hook of
+    :meth:`rules.api.GameRules.seat_moves`."""
+    mover = to_move(state)
+    if mover is None:
+        return []
+    if seat != mover:
+        count = quota(state)
+        if count > 0 and not state.options.move_anytime and quota(_waiting(state)) == count:
+            return _mover_blocks(state)
+        return _premoves(state)
+    if not _surely_more_moves(state, LEGAL_LIST_LIMIT):
+        first = list(islice(legal_moves(state), LEGAL_LIST_LIMIT + 1))
+        if len(first) <= LEGAL_LIST_LIMIT:
+            return [move_text(m) for m in first]
+    return _mover_blocks(state)
 
 
 def data_changes(before: State, after: State, before_data: PlainData) -> list[PlainData]:
@@ -705,9 +725,7 @@ def data_changes(before: State, after: State, before_data: PlainData) -> list[Pl
     the optional hook of :class:`rules.api.DataChanges`.
 
     The fields are compared as the states hold them and only the parts that differ are
-    built: the tiles placed or moved, and the candidates whose cell changed; the move lists
-    are set again whenever what they are made from changed, the waiting seat's from the
-    mover's where they are the same.
+    built: the tiles placed or moved, and the candidates whose cell changed.
     """
     if before.options != after.options:
         return [["s", [], to_data(after)]]
@@ -747,12 +765,6 @@ def data_changes(before: State, after: State, before_data: PlainData) -> list[Pl
     if before.outcome != after.outcome or (after.outcome is not None and before != after):
         explained = None if after.outcome is None else _explanation(after)
         ops.append(["s", ["explanation"], explained])
-    if before != after:  # the move lists are made from the state's fields alone
-        legal, legal_blocks, premoves = _move_lists(after)
-        ops.append(["s", ["legal"], legal])
-        if legal_blocks is not None or before_data["legal_blocks"] is not None:
-            ops.append(["s", ["legal_blocks"], legal_blocks])
-        ops.append(["s", ["premoves"], premoves])
     return ops
 
 
@@ -816,42 +828,6 @@ def _bounds(state: State) -> dict[str, int]:
     return {"min_x": min(xs), "min_y": min(ys), "max_x": max(xs), "max_y": max(ys)}
 
 
-def _move_lists(
-    state: State,
-) -> tuple[list[str] | None, list[PlainData] | None, list[PlainData]]:
-    """to_data's ``legal``, ``legal_blocks`` and ``premoves`` (see the module docstring).
-
-    The waiting seat's moves are the mover's, the very same list, where the next turn places
-    as many tiles and moves none: the tiles belong to nobody, so only the quota and the tile
-    moves (a tile of the last turn stays put) tell the two turns apart.
-    """
-    if state.outcome is not None:
-        return None, None, []
-    legal = None
-    if not _surely_more_moves(state, LEGAL_LIST_LIMIT):
-        first = list(islice(legal_moves(state), LEGAL_LIST_LIMIT + 1))
-        if len(first) <= LEGAL_LIST_LIMIT:
-            legal = [move_text(m) for m in first]
-    if legal is not None:
-        return legal, None, _premoves(state)
-    blocks = _blocks(state)
-    count = quota(state)
-    if count > 0 and not state.options.move_anytime and quota(_waiting(state)) == count:
-        return None, blocks, blocks if blocks is not None else []
-    return None, blocks, _premoves(state)
-
-
-def _copied_blocks(blocks: list[PlainData]) -> list[PlainData]:
-    """A copy of ``blocks`` that shares no list or map with them (one document holds each
-    part once)."""
-    return [
-        block
-        if isinstance(block, str)
-        else {"parts": [list(part) for part in block["parts"]], "join": block["join"]}
-        for block in blocks
-    ]
-
-
 def _to_move_name(state: State) -> str | None:
     seat = to_move(state)
     return None if seat is None else SEAT_NAMES[seat]
@@ -870,6 +846,20 @@ def _blocks(state: State) -> list[PlainData] | None:
     if count == 0 or state.options.move_anytime:
         tile_moves = [(str(m.lifted), str(m.placements[0])) for m in _tile_moves(state)]
         blocks += move_blocks(tile_moves, "-")
+    return blocks
+
+
+def _mover_blocks(state: State) -> list[PlainData]:
+    """:func:`_blocks` of ``state`` (none where it has none), kept on the state.
+
+    Where the next turn places as many tiles and moves none, they are the waiting seat's
+    moves too, the very same list: the tiles belong to nobody, so only the quota and the tile
+    moves (a tile of the last turn stays put) tell the two turns apart; the server asks for
+    both seats' moves at every move.
+    """
+    blocks = state.blocks
+    if blocks is None:
+        blocks = state.blocks = _blocks(state) or []
     return blocks
 
 

@@ -61,10 +61,12 @@ the centre of base D at the origin):
 * ``bases``: one ``{"base", "x", "y"}`` per base A-G (its centre, for the letter).
 * ``occupied``: ``{"white": [letters], "black": [letters]}``, the bases each player occupies.
 * ``winning_group``: the labels of the winner's winning group, or None.
-* ``legal``: the legal move texts (empty once the game is over; never more than 138).
-* ``premoves``: the moves of the seat that waits, as if it were its turn.
 * ``explanation`` (:func:`rules.api.explanation`) once the game is over: the winning group
   (``cells``, labels) and the bases it joins (``sides``, letters); a draw shows none.
+
+:func:`seat_moves` gives a seat its moves apart from this data, always as texts (never more
+than 138): the legal moves to the seat to move, and to the seat that waits the moves it
+could make if it were its turn.
 
 :func:`from_data` reads ``options``, ``pieces``, ``turn``, ``ply``, ``previous``,
 ``last_move``, ``last_mover``, ``passes``, ``captured`` and ``outcome``; the rest is derived.
@@ -503,10 +505,17 @@ def to_data(state: State) -> PlainData:
             name: sorted(occupied_bases(state, s)) for s, name in zip(Seat, SEAT_NAMES, strict=True)
         },
         "winning_group": _winning_data(winning),
-        "legal": _legal_texts(state),
-        "premoves": _premove_texts(state),
         "explanation": None if state.outcome is None else _explanation(winner, winning),
     }
+
+
+def seat_moves(state: State, seat: Seat) -> list[PlainData]:
+    """The texts of the moves ``seat`` could make (see the module docstring): the hook of
+    :meth:`rules.api.GameRules.seat_moves`."""
+    mover = to_move(state)
+    if mover is None:
+        return []
+    return _legal_texts(state) if seat == mover else _premove_texts(state)
 
 
 def data_changes(before: State, after: State, before_data: PlainData) -> list[PlainData]:
@@ -514,8 +523,7 @@ def data_changes(before: State, after: State, before_data: PlainData) -> list[Pl
     the optional hook of :class:`rules.api.DataChanges`.
 
     The fields are compared as the states hold them and only the parts that differ are
-    built: a move changes the pieces of one seat, or two with a capture, and the move lists,
-    which are set again whenever what they are made from changed.
+    built: a move changes the pieces of one seat, or two with a capture.
     """
     if before.options != after.options:
         return [["s", [], to_data(after)]]
@@ -556,15 +564,6 @@ def data_changes(before: State, after: State, before_data: PlainData) -> list[Pl
         explained = None if after.outcome is None else _explanation(winner, winning)
         if explained != before_data["explanation"]:
             ops.append(["s", ["explanation"], explained])
-    if (before.pieces, before.turn, before.ply, before.previous, before.outcome) != (
-        after.pieces,
-        after.turn,
-        after.ply,
-        after.previous,
-        after.outcome,
-    ):  # the move lists are made from these alone
-        ops.append(["s", ["legal"], _legal_texts(after)])
-        ops.append(["s", ["premoves"], _premove_texts(after)])
     return ops
 
 
@@ -574,10 +573,8 @@ def _legal_texts(state: State) -> list[str]:
 
 
 def _premove_texts(state: State) -> list[str]:
-    """The texts of the moves of the seat that waits, as if it were its turn (none once
-    over), read from tables of texts without making the moves."""
-    if state.outcome is not None:
-        return []
+    """The texts of the moves of the seat that waits, as if it were its turn, read from
+    tables of texts without making the moves."""
     seat = state.turn
     other = _OTHER[seat]
     chains = _chains(state)
@@ -733,7 +730,7 @@ def _spread_tables() -> tuple[tuple[int, tuple[int, ...]], ...]:
 _MOVE_TEXTS: dict[Move, str] = {
     move: move_text(move) for move in (*_SINGLE_MOVES, *_PAIR_MOVES.values())
 }
-"""The text of every canonical move, for to_data's legal list."""
+"""The text of every canonical move, for the legal move texts of :func:`seat_moves`."""
 _OPTIONS_TEXT: dict[str, str] = {
     formation: options_text(Options(formation)) for formation in FORMATIONS
 }
@@ -1005,8 +1002,8 @@ def _legal(
 def _legal_texts_of(
     own: int, opp: int, own_chains: Chains, opp_chains: Chains, first: bool, banned: Move | None
 ) -> list[str]:
-    """The texts of :func:`_legal`'s moves, in its order, read from tables of texts (to_data
-    lists both seats' moves at every move)."""
+    """The texts of :func:`_legal`'s moves, in its order, read from tables of texts (the
+    server asks for both seats' moves at every move)."""
     singles, pairs = _legal_bits(own, opp, own_chains, opp_chains, first, banned)
     texts: list[str] = []
     for shift, single_texts in _SINGLE_TEXT_TABLES:

@@ -32,7 +32,7 @@ Decisions where the spec leaves a choice (all as in spec §0 and §15 unless sai
   1..4N (``a0``, ``a17``) parses, and play() refuses it (IllegalMoveError), as spec O2 calls
   both "illegal".
 * ``-size=n`` accepts 2..12 (the sources set only n >= 2; 12 keeps every legal move list under
-  the 300 texts that :func:`to_data` sends).
+  300 texts, so :func:`seat_moves` never needs blocks).
 * No move limit (spec §15): a game ends only when the board is full after captures.
 * :func:`render` follows the help page's drawing (§10.1): a line between two cells is drawn when a
   die touches it, a port is a ``#`` on the die's border (also on the board's edge), and the
@@ -54,15 +54,15 @@ Decisions where the spec leaves a choice (all as in spec §0 and §15 unless sai
   (``[["T0", "B0"], ...]``) to draw the knot.
 * ``removed``: the dice the last move captured, same shape, for a fading trace.
 * ``scored``: the cells of the knots the last move scored (their dice are gone with capture).
-* ``legal``: the legal move texts (None once the game is over); ``legal_blocks`` None (the
-  list is never long).
-* ``premoves``: the pushes of the seat that waits, as if it were its turn.
 * ``entering``: per side (``"top"``...) and face, the die that face becomes when pushed in
   from that side (the shape of ``dice`` without ``cell``): a page previews a push with it.
   Each entry of ``positions`` also has ``line``, the cells of its row or column in the order
   a push moves along them.
 * ``explanation`` (:func:`rules.api.explanation`) once the board is full: the knots the last
   push scored (their cells as ``cells``, the points as ``size``), if it scored.
+
+:func:`seat_moves` gives a seat its pushes apart from this data, as texts: the legal ones to
+the seat to move, and to the seat that waits those it could make if it were its turn.
 
 :func:`from_data` reads ``options``, ``dice``, ``to_move``, ``scores``, ``ply``,
 ``last_move``, ``gained``, ``removed`` and ``scored``; the rest is derived.
@@ -827,8 +827,8 @@ def move_text(move: Move) -> str:
 def to_data(state: State) -> PlainData:
     """Plain data for storage and drawing (shape in the module docstring).
 
-    The entries of ``dice`` and the move lists are built once and shared by every call that
-    shows them (see ``_Table``): nobody may change the returned data.
+    The entries of ``dice`` are built once and shared by every call that shows them (see
+    ``_Table``): nobody may change the returned data.
     """
     options = state.options
     grid = square_grid(options.size)
@@ -850,15 +850,18 @@ def to_data(state: State) -> PlainData:
         "removed": _removed_data(state),
         "scored": list(state.scored),
     }
-    data["legal"] = None
-    data["legal_blocks"] = None
-    data["premoves"] = []
-    if state.seat is not None:
-        data["legal"] = _move_texts(options, state.board, state.seat)
-        data["premoves"] = _move_texts(options, state.board, state.seat.other)
     data["entering"] = _ENTERING
     data["explanation"] = None if result is None else _explanation(state)
     return data
+
+
+def seat_moves(state: State, seat: Seat) -> list[PlainData]:
+    """The texts of the pushes ``seat`` could make (see the module docstring): the hook of
+    :meth:`rules.api.GameRules.seat_moves`.  The list is shared by every call for the same
+    open rows and columns (see :func:`_move_texts`): nobody may change it."""
+    if state.seat is None:
+        return []
+    return _move_texts(state.options, state.board, seat)
 
 
 def data_changes(before: State, after: State, before_data: PlainData) -> list[PlainData]:
@@ -866,8 +869,7 @@ def data_changes(before: State, after: State, before_data: PlainData) -> list[Pl
     the optional hook of :class:`rules.api.DataChanges`.
 
     The fields are compared as the states hold them and only the parts that differ are
-    built; the dice are compared cell by cell, and the move lists by the rows and columns
-    open to each seat, which is all they are made from.
+    built; the dice are compared cell by cell.
     """
     options = after.options
     if before.options != options:
@@ -892,25 +894,6 @@ def data_changes(before: State, after: State, before_data: PlainData) -> list[Pl
         ops.append(["s", ["removed"], _removed_data(after)])
     if before.scored != after.scored:
         ops.append(["s", ["scored"], list(after.scored)])
-    was, now = before.seat, after.seat
-    if was is None or now is None:
-        if was is not now:
-            ops.append(
-                ["s", ["legal"], None if now is None else _move_texts(options, after.board, now)]
-            )
-            ops.append(
-                [
-                    "s",
-                    ["premoves"],
-                    [] if now is None else _move_texts(options, after.board, now.other),
-                ]
-            )
-    else:
-        for name, seat_was, seat_now in (("legal", was, now), ("premoves", was.other, now.other)):
-            if _legal_key(options, before.board, seat_was) != _legal_key(
-                options, after.board, seat_now
-            ):
-                ops.append(["s", [name], _move_texts(options, after.board, seat_now)])
     explained = None if result is None else _explanation(after)
     if explained != (None if outcome(before) is None else _explanation(before)):
         ops.append(["s", ["explanation"], explained])
@@ -1124,12 +1107,10 @@ def _legal_key(options: Options, board: tuple[int, ...], seat: Seat) -> tuple[in
     return key_side, _gap_mask(board, options.size, key_side != 1, key_side != 0)
 
 
-def _move_texts(options: Options, board: tuple[int, ...], seat: Seat | None) -> list[str]:
-    """The texts of ``seat``'s pushes on ``board`` (none for None), one list per key of
-    :func:`_legal_key` shared by every call: the data of consecutive positions holds the
-    same list while the open rows and columns stay the same."""
-    if seat is None:
-        return []
+def _move_texts(options: Options, board: tuple[int, ...], seat: Seat) -> list[str]:
+    """The texts of ``seat``'s pushes on ``board``, one list per key of :func:`_legal_key`
+    shared by every call, so the server lists them without building them again while the
+    open rows and columns stay the same."""
     table = _table(options.size)
     key = _legal_key(options, board, seat)
     texts = table.texts.get(key)

@@ -41,6 +41,7 @@ from protocol.errors import (
     CloseCode,
     FrameError,
     MessageError,
+    NotAPlayerError,
     NotJoinedError,
     RateLimitedError,
     RequestId,
@@ -67,6 +68,7 @@ from protocol.messages import (
     ClientLobby,
     ClientMessage,
     ClientMove,
+    ClientMoves,
     ClientPong,
     ClientPool,
     ClientRematch,
@@ -83,6 +85,7 @@ from protocol.messages import (
     ServerJoined,
     ServerLeft,
     ServerLobby,
+    ServerMoves,
     ServerOk,
     ServerPing,
     ServerPool,
@@ -536,6 +539,14 @@ class Connection:
                     request.room, role, self.player.id, self.player.name, chat, request.line
                 )
                 self._send(encode(ServerReported(request.id, request.room)))
+            case ClientMoves():
+                if self._role(request.room) is not Role.PLAYER:
+                    raise NotAPlayerError("only the players of this room see its moves")
+                position, moves = await self.service.seat_moves(
+                    request.room, self.player.id, request.seat
+                )
+                listed = ServerMoves(request.id, request.room, request.seat, position, moves)
+                self._send(encode(listed))
             case _:
                 raise AssertionError(f"no handler for {request!r}")
 

@@ -36,12 +36,14 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 from protocol.diff import apply_copy
 from protocol.errors import (
     BusyError,
+    NotAPlayerError,
     RequestId,
     StaleVersionError,
     UnavailableError,
     UnknownRoomError,
 )
 from protocol.messages import ServerSnapshot, diff_reply, encode, encode_diff
+from rules.api import PlainData, Seat
 from server import listing
 from server.coalesce import Coalesced
 from server.fanout import Author, Fanout
@@ -59,6 +61,7 @@ from server.rooms import (
     Event,
     IdleLimits,
     Move,
+    PlayerId,
     Presence,
     RematchAgreed,
     Resign,
@@ -359,6 +362,20 @@ class RoomService:
         doc = await self._current_doc(room_id)
         snapshot = ServerSnapshot(room=room_id, version=doc["version"], state=doc)
         return int(doc["version"]), [encode(snapshot)]
+
+    async def seat_moves(
+        self, room_id: RoomId, player: PlayerId, seat: int
+    ) -> tuple[int, list[PlainData]]:
+        """The position version of the room as this process holds it and the moves ``seat``
+        could make there (see :func:`rules.api.GameRules.seat_moves`), for ``player``, who
+        must hold that seat; raises NotAPlayerError or UnknownRoomError.
+
+        Only the seat's own player asks, once per position, so the lists are made here and
+        not in the room's data, which every spectator and every process follows."""
+        room = (await self.room(room_id)).room
+        if seat not in (Seat.FIRST, Seat.SECOND) or Seat(seat) not in room.seats_of(player):
+            raise NotAPlayerError(f"seat {seat} of room {room_id} is not yours")
+        return room.position_version, room.rules.seat_moves(room.state, Seat(seat))
 
     async def _current_doc(self, room_id: RoomId) -> dict[str, Any]:
         """The room's document as Redis has it now; from the cache when that is current."""

@@ -65,7 +65,6 @@ RECENT_GAMES = 20
 SCORED_GAMES = 200
 """A player's page counts wins, draws and losses against each opponent over this many of
 their newest finished games."""
-_MOVE_LISTS = frozenset({"legal", "legal_blocks", "premoves"})
 _FIGURE_NAME = re.compile(r"[a-z]+(-[a-z]+)*")
 
 
@@ -112,13 +111,12 @@ async def rules_example(request: Request) -> Response:
 
 @functools.cache
 def example_steps(game: str) -> list[dict[str, Any]]:
-    """The worked example of a game's rules page, position by position, as plain data (the
-    lists of legal moves left out: the page only draws)."""
+    """The worked example of a game's rules page, position by position, as plain data."""
     return [
         {
             "move": step.move,
             "caption": step.caption,
-            "data": {k: v for k, v in step.data.items() if k not in _MOVE_LISTS},
+            "data": step.data,
         }
         for step in worked_example(game)
     ]

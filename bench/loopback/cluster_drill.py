@@ -196,7 +196,10 @@ async def _game(room: str, table: list[_Player], servers: _Servers, tally: _Tall
         own = await _on_socket(
             seat, room, servers, tally, partial(_at, room=room, version=view.version)
         )
-        text = own.doc["data"]["legal"][0] if own.doc is not None else ""
+        text = ""
+        if own.doc is not None:
+            state = tictactoe.from_data(own.doc["data"])
+            text = tictactoe.move_text(next(tictactoe.legal_moves(state)))
         request = f"{room}-{number}"
         started = time.monotonic()
         version = await _resend(seat, room, servers, tally, text, own.version, request)

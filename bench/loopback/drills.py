@@ -543,11 +543,8 @@ async def play_seat(
             return
         if pause:
             await asyncio.sleep(pause)
-        legal = doc["data"].get("legal") if isinstance(doc["data"], dict) else None
-        if not legal:
-            state = rules.from_data(doc["data"])
-            legal = [rules.move_text(m) for m in rules.legal_moves(state)]
-        text = rng.choice(sorted(legal))
+        state = rules.from_data(doc["data"])
+        text = rng.choice(sorted(rules.move_text(m) for m in rules.legal_moves(state)))
         ply = len(doc["record"])
         version = await link.move(table.room, text, view.version, f"{table.room}.{ply}")
         ledger.acked(Ack(table.room, ply, text, version))

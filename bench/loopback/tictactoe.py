@@ -18,6 +18,7 @@ from rules.api import (
     IllegalMoveError,
     InvalidMoveError,
     Outcome,
+    PlainData,
     Seat,
     options_flags_text,
     options_from_flags,
@@ -140,8 +141,17 @@ def to_data(state: State) -> dict[str, Any]:
         "cells": list(state.cells),
         "to_move": int(state.to_move),
         "plies": state.plies,
-        "legal": [move_text(m) for m in legal_moves(state)],
     }
+
+
+def seat_moves(state: State, seat: Seat) -> list[PlainData]:
+    """The seat to move gets its legal moves; the other seat, the empty cells it could
+    queue (never a swap)."""
+    if to_move(state) is None:
+        return []
+    if seat == state.to_move:
+        return [move_text(m) for m in legal_moves(state)]
+    return [cell_text(state.size, cell) for cell, mark in enumerate(state.cells) if mark < 0]
 
 
 def from_data(data: dict[str, Any]) -> State:

@@ -135,9 +135,9 @@ async def test_moves_racing_through_the_two_processes_apply_exactly_once(
             break
         version = here.rooms[room].version
         if doc["seats"][doc["to_move"]]["id"] != a.id:
-            version = await bob.move(room, doc["data"]["legal"][0], version=version)
+            version = await bob.move(room, legal_texts(here.rooms[room])[0], version=version)
         else:
-            legal = doc["data"]["legal"]
+            legal = legal_texts(here.rooms[room])
             results = await asyncio.gather(
                 here.move(room, legal[0], version=version),
                 there.move(room, legal[-1], version=version),

@@ -226,8 +226,8 @@ async def test_the_swap_offer_in_boche(
     await ann.move(room, opening)
     view = await bob.wait_for(room, lambda v: v.doc is not None and len(v.doc["record"]) == 1)
     assert view.doc is not None
-    legal = view.doc["data"].get("legal")
-    assert legal is None or "swap" in legal
+    position, legal = await bob.seat_moves(room, 1)
+    assert position == view.doc["position_version"] and "swap" in legal
     reply = first_legal(view.doc) if not taken else "swap"
     version = await bob.move(room, reply)
     seen = await spectator.wait_version(room, version)

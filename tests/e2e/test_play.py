@@ -19,15 +19,29 @@ MOVE_LIMIT = 600
 
 
 def legal_texts(view: RoomView) -> list[str]:
-    """The snapshot's legal list where the game sends one, else the rules API's."""
+    """The legal move texts of the view's position, by the rules API."""
     doc = view.doc
     assert doc is not None
-    data = doc["data"]
-    if isinstance(data, dict) and data.get("legal"):
-        return list(data["legal"])
     rules = find_game(doc["game"])
-    state = rules.from_data(data)
+    state = rules.from_data(doc["data"])
     return [rules.move_text(m) for m in rules.legal_moves(state)]
+
+
+async def check_offered_moves(view: RoomView, players: dict[str, Client]) -> None:
+    """Each player asks for their seat's moves, as a page does after every move: the one to
+    move gets the legal moves (Che's long lists come as blocks whose tiles may be written in
+    another order), the other its premoves, both for the position the view holds."""
+    doc = view.doc
+    assert doc is not None
+    for seat, holder in enumerate(doc["seats"]):
+        position, offered = await players[holder["id"]].seat_moves(view.room, seat)
+        assert position == doc["position_version"]
+        if seat == doc["to_move"] and doc["game"] != "che":
+            assert sorted(offered) == sorted(legal_texts(view))
+        elif seat == doc["to_move"]:
+            assert len(offered) >= len(legal_texts(view)) > 0
+        elif doc["to_move"] is None:
+            assert offered == []
 
 
 def mover(view: RoomView, players: dict[str, Client]) -> Client | None:
@@ -58,6 +72,7 @@ async def play_whole_game(
         if len(played) >= MOVE_LIMIT:
             await turn.resign(room)
             break
+        await check_offered_moves(turn.rooms[room], clients)
         text = rng.choice(legal_texts(turn.rooms[room]))
         version = await turn.move(room, text)
         played.append(text)
@@ -108,6 +123,31 @@ async def test_the_test_game_plays_through_with_the_swap(
         await cb.move(room, "a1")
     assert refused.value.code == "not_your_turn"
     await ca.move(room, "a1")
+    await close_all([ca, cb, cs])
+
+
+async def test_only_a_seats_player_is_told_its_moves(
+    app_server: RunningServer, redis_client: aioredis.Redis
+) -> None:
+    a, b = new_guest(), new_guest()
+    room = await make_room(redis_client, a, b)
+    ca, cb = await connect(app_server, a), await connect(app_server, b)
+    cs = await connect(app_server)
+    with pytest.raises(ServerReplyError) as refused:
+        await ca.seat_moves(room, 0)
+    assert refused.value.code == "not_joined"
+    for c in (ca, cb, cs):
+        await c.join(room)
+    await ca.move(room, "b2")
+    await cb.wait_version(room, 1)
+    position, legal = await cb.seat_moves(room, 1)
+    assert position == 1 and "a1" in legal and "b2" not in legal and len(legal) == 8
+    position, premoves = await ca.seat_moves(room, 0)
+    assert position == 1 and sorted(premoves) == sorted(legal)
+    for client, seat in ((cs, 0), (cs, 1), (ca, 1), (cb, 0), (ca, 2)):
+        with pytest.raises(ServerReplyError) as refused:
+            await client.seat_moves(room, seat)
+        assert refused.value.code == "not_a_player"
     await close_all([ca, cb, cs])
 
 

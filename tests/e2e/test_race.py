@@ -13,6 +13,7 @@ from lobby.identity import new_guest
 from server.redis import store
 from tests.conftest import RedisServer
 from tests.e2e.conftest import RunningServer, connect, make_room, start_server
+from tests.e2e.test_play import legal_texts
 
 
 async def test_two_moves_racing_for_one_version_apply_exactly_once(
@@ -56,13 +57,13 @@ async def test_moves_racing_through_two_server_processes_apply_exactly_once(
         if mover_id != a.id:  # let Bob answer through a third socket
             bob = await connect(app_server, b)
             await bob.join(room)
-            version = await bob.move(room, doc["data"]["legal"][0])
+            version = await bob.move(room, legal_texts(here.rooms[room])[0])
             await bob.close()
             await here.wait_version(room, version)
             await there.wait_version(room, version)
             continue
         version = here.rooms[room].version
-        legal = doc["data"]["legal"]
+        legal = legal_texts(here.rooms[room])
         results = await asyncio.gather(
             here.move(room, legal[0], version=version),
             there.move(room, legal[-1], version=version),

@@ -35,6 +35,7 @@ SAMPLES: dict[str, Any] = {
     "channel": "players",
     "text": "hello",
     "line": "l1",
+    "seat": 1,
 }
 """A value every client field accepts."""
 

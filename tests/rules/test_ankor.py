@@ -13,7 +13,14 @@ from typing import Any
 import pytest
 
 from rules import ankor
-from rules.api import IllegalMoveError, InvalidMoveError, OptionsError, Seat, move_blocks
+from rules.api import (
+    IllegalMoveError,
+    InvalidMoveError,
+    OptionsError,
+    Seat,
+    expand_blocks,
+    move_blocks,
+)
 from rules.geometry import trigrid
 from rules.pie import SWAP
 
@@ -268,7 +275,7 @@ def test_premoves_are_the_waiting_seats_moves_as_move_blocks_groups_them() -> No
                 continue
             waiting = dataclasses.replace(state, turn=state.turn.other, memo=None, ply=2)
             parts = [tuple(ankor.move_text(m).split("-")) for m in ankor.legal_moves(waiting)]
-            assert ankor.to_data(state)["premoves"] == move_blocks(parts, "-")
+            assert ankor.seat_moves(state, state.turn.other) == move_blocks(parts, "-")
             checked += sum(len(p) == 2 for p in parts)
     assert checked > 0
 
@@ -514,7 +521,8 @@ def test_to_data_describes_every_position_for_drawing() -> None:
     assert by_label["e3"]["faces"] == ""  # carries 1d2, 1d3 and 1e3
     assert by_label["a1"]["owner"] is None and by_label["a1"]["faces"] == ""
     assert data["outcome"] == {"winner": "blue", "reason": "connected the three sides"}
-    assert data["to_move"] is None and data["legal"] == []
+    assert data["to_move"] is None
+    assert ankor.seat_moves(state, Seat.FIRST) == ankor.seat_moves(state, Seat.SECOND) == []
     assert ankor.from_data(data) == state
 
 
@@ -533,11 +541,26 @@ def test_to_data_of_played_states_matches_data_made_afresh() -> None:
                 state = ankor.from_data(ankor.to_data(state))
 
 
-def test_to_data_sends_legal_moves_while_the_list_is_short() -> None:
+def test_seat_moves_lists_legal_texts_while_the_list_is_short() -> None:
     state = ankor.play(ankor.new_game(ankor.parse_options("")), ankor.Add("d3"))
+    legal = ankor.seat_moves(state, Seat.SECOND)
+    assert "swap" in legal and len(legal) == 21 and all(isinstance(m, str) for m in legal)
     data = ankor.to_data(state)
-    assert data["legal"] is not None and "swap" in data["legal"] and len(data["legal"]) == 21
     assert data["last"] == "d3" and data["supply"] == [27, 28] and data["to_move"] == "blue"
+
+
+def test_seat_moves_gives_blocks_once_the_legal_moves_are_many() -> None:
+    """Past LEGAL_LIMIT moves the mover gets blocks, which stand for exactly its moves."""
+    for state in random_game(ankor.Options(size=10), 0, 600):
+        if state.turn is None:
+            continue
+        legal = [ankor.move_text(m) for m in ankor.legal_moves(state)]
+        if len(legal) > ankor.LEGAL_LIMIT:
+            blocks = ankor.seat_moves(state, state.turn)
+            assert any(isinstance(block, dict) for block in blocks)
+            assert sorted(expand_blocks(blocks)) == sorted(legal)
+            return
+    pytest.fail("no position of the game had more than LEGAL_LIMIT moves")
 
 
 @pytest.mark.parametrize(

@@ -397,8 +397,9 @@ def test_to_data_round_trips_and_describes_the_drawing() -> None:
     assert boche.from_data(data) == state
     assert data["game"] == "boche" and data["options"] == "-size=4" and data["ply"] == 3
     assert data["to_move"] == "light" and data["last_move"] == "b:c1" and data["swapped"]
-    assert len(data["positions"]) == 20 and data["legal"] is not None
-    assert sorted(data["legal"]) == sorted(boche.move_text(m) for m in boche.legal_moves(state))
+    assert len(data["positions"]) == 20
+    legal = boche.seat_moves(state, Seat.FIRST)
+    assert sorted(legal) == sorted(boche.move_text(m) for m in boche.legal_moves(state))
     cubes = {p["position"]: p["rotation"] for p in data["positions"] if p["rotation"]}
     assert cubes == {"c2": "a", "c1": "b"}
     shown = [f for f in data["faces"] if f is not None]
@@ -411,13 +412,16 @@ def test_to_data_of_a_finished_game_round_trips() -> None:
     state = replay("-size=2", ["b:a1", "d:b1", "c:b2"])
     data = boche.to_data(state)
     assert data["outcome"]["winner"] == "light" and data["to_move"] is None
-    assert data["legal"] is None
+    assert boche.seat_moves(state, Seat.FIRST) == boche.seat_moves(state, Seat.SECOND) == []
     assert boche.from_data(data) == state
 
 
-def test_to_data_leaves_out_long_legal_lists() -> None:
+def test_seat_moves_gives_long_legal_lists_as_blocks() -> None:
     state = boche.new_game(boche.parse_options("-size=10"))
-    assert boche.to_data(state)["legal"] is None
+    moves = list(boche.legal_moves(state))
+    assert len(moves) > boche.LEGAL_TEXT_LIMIT
+    placements = [(m.rotation, m.position) for m in moves if isinstance(m, boche.Place)]
+    assert boche.seat_moves(state, Seat.FIRST) == move_blocks(placements, ":")
 
 
 @pytest.mark.parametrize(
@@ -485,14 +489,14 @@ def test_render_of_the_help_example_is_the_help_page_drawing() -> None:
 
 @pytest.mark.parametrize("options", ["", "-size=4 -adjacent"])
 def test_premoves_are_the_common_blocks_of_the_placements(options: str) -> None:
-    """The blocks to_data groups itself are those of rules.api.move_blocks, in its order."""
+    """The blocks seat_moves groups itself are those of rules.api.move_blocks, in its order."""
     rng = random.Random(options)
     state = boche.new_game(boche.parse_options(options))
     checked = 0
-    while boche.to_move(state) is not None:
+    while (mover := boche.to_move(state)) is not None:
         moves = list(boche.legal_moves(state))
         placements = [(m.rotation, m.position) for m in moves if isinstance(m, boche.Place)]
-        assert boche.to_data(state)["premoves"] == move_blocks(placements, ":")
+        assert boche.seat_moves(state, mover.other) == move_blocks(placements, ":")
         checked += 1
         state = boche.play(state, rng.choice(moves))
     assert checked > 5

@@ -509,14 +509,36 @@ def test_to_data_carries_the_drawing_and_round_trips() -> None:
     assert data["tiles"][2]["corners"] == ["dark", "light", "dark", "light"]
     assert [c["position"] for c in data["candidates"]] == list(range(1, 9))
     assert data["bounds"] == {"min_x": -2, "min_y": -1, "max_x": 2, "max_y": 1}
-    assert data["legal"] == [che.move_text(m) for m in che.legal_moves(state)]
+    assert che.from_data(data) == state
+
+
+def test_seat_moves_lists_texts_while_few_and_blocks_past_300() -> None:
+    state = replay("-num_tiles=30", ["a1", "b3,c2"])
+    mover = che.to_move(state)
+    assert mover is not None
+    assert che.seat_moves(state, mover) == [che.move_text(m) for m in che.legal_moves(state)]
     later = state
     while len(list(che.legal_moves(later))) <= 300:
         later = che.play(later, min(che.legal_moves(later), key=che.move_text))
-    assert che.outcome(later) is None and che.to_data(later)["legal"] is None
-    assert che.from_data(data) == state
-    opening = che.to_data(che.new_game(che.parse_options("")))
-    assert sorted(opening["legal"]) == ["a(0,0)", "b(0,0)", "c(0,0)", "d(0,0)"]
+    mover = che.to_move(later)
+    assert mover is not None
+    assert any(isinstance(block, dict) for block in che.seat_moves(later, mover))
+    opening = che.new_game(che.parse_options(""))
+    assert sorted(che.seat_moves(opening, Seat.FIRST)) == ["a(0,0)", "b(0,0)", "c(0,0)", "d(0,0)"]
+    assert che.seat_moves(opening, Seat.SECOND) == []  # the opening tile settles the colours
+
+
+def test_seat_moves_lists_nothing_past_300_where_a_turn_places_three_tiles() -> None:
+    """Three tiles a turn have no blocks, and their tens of thousands of texts are too many."""
+    rng = random.Random(2)
+    state = che.new_game(che.parse_options("-placements=3"))
+    while (mover := che.to_move(state)) is not None:
+        legal = list(che.legal_moves(state))
+        if len(legal) > 300:
+            assert che.quota(state) == 3 and che.seat_moves(state, mover) == []
+            return
+        state = che.play(state, rng.choice(legal))
+    pytest.fail("no position had more than 300 moves")
 
 
 def test_from_data_refuses_positions_the_rules_cannot_reach() -> None:
@@ -557,17 +579,23 @@ def test_random_games_end_and_listing_stays_exact_under_every_rule_set() -> None
 
 
 @pytest.mark.parametrize("options", ["", "-group_area=10", "-move_anytime", "-adjacent"])
-def test_to_data_lists_the_legal_moves_exactly_when_there_are_at_most_300(options: str) -> None:
-    """to_data may skip listing when a count bound already passes the limit: never wrongly."""
+def test_seat_moves_lists_the_legal_texts_exactly_when_there_are_at_most_300(
+    options: str,
+) -> None:
+    """seat_moves may skip listing when a count bound already passes the limit: never wrongly."""
     rng = random.Random(3)
     for _ in range(4):
         state = che.new_game(che.parse_options(options))
-        while che.outcome(state) is None:
+        while (mover := che.to_move(state)) is not None:
             legal = list(che.legal_moves(state))
             texts = [che.move_text(m) for m in legal]
-            assert che.to_data(state)["legal"] == (texts if len(texts) <= 300 else None)
+            listed = che.seat_moves(state, mover)
+            if len(texts) <= 300:
+                assert listed == texts
+            else:
+                assert any(isinstance(block, dict) for block in listed)
             state = che.play(state, rng.choice(legal))
-        assert che.to_data(state)["legal"] is None
+        assert che.seat_moves(state, Seat.FIRST) == che.seat_moves(state, Seat.SECOND) == []
 
 
 def test_moves_shared_between_games_list_as_freshly_built_ones() -> None:

@@ -361,15 +361,17 @@ def test_to_data_carries_the_drawing() -> None:
     assert [d["die"] for d in data["removed"]] == ["a:B", "b:TB", "e:TRB", "a:L", "a:T"]
     assert data["scores"] == {"horz": 8, "vert": 0} and data["gained"] == 8
     assert data["to_move"] == "vert" and data["last_move"] == "a15" and data["outcome"] is None
-    assert sorted(data["legal"]) == sorted(osbox.move_text(m) for m in osbox.legal_moves(state))
+    legal = osbox.seat_moves(state, Seat.SECOND)
+    assert sorted(legal) == sorted(osbox.move_text(m) for m in osbox.legal_moves(state))
     assert osbox.from_data(data) == state
 
 
-def test_to_data_of_a_finished_game_has_the_outcome_and_no_legal_list() -> None:
+def test_a_finished_game_has_the_outcome_and_no_moves_for_either_seat() -> None:
     state = position("-size=2", {"0,0": "c:RB", "0,1": "c:BL", "1,0": "a:T"}, scores=(5, 5))
-    data = osbox.to_data(osbox.play(state, osbox.Move("a", 4)))
+    over = osbox.play(state, osbox.Move("a", 4))
+    data = osbox.to_data(over)
     assert data["outcome"]["winner"] is None and data["to_move"] is None
-    assert data["legal"] is None and data["premoves"] == []
+    assert osbox.seat_moves(over, Seat.FIRST) == osbox.seat_moves(over, Seat.SECOND) == []
 
 
 @pytest.mark.parametrize(

@@ -1,9 +1,11 @@
-"""What every game's ``to_data`` gives a page to build moves from, without the rules.
+"""What every game's ``seat_moves`` gives a page to build moves from, without the rules.
 
-A page offers exactly the moves that ``to_data`` lists (``legal``, or ``legal_blocks`` when the
-list would be long) and lets a player queue a premove from ``premoves``; these tests check
-that the blocks stand for the legal moves, that every move they give can be played as
-written, and that the premoves are the moves of the seat that waits.
+A page offers the player to move exactly the moves that ``seat_moves`` lists for its seat
+(texts, or blocks when the list would be long) and lets the other player queue a premove
+from what it lists for theirs; these tests check that the blocks stand for the legal moves,
+that every move they give can be played as written, that the waiting seat's are the moves it
+could make on its turn, and that the position's data, which every spectator receives, no
+longer carries them.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from typing import Any
 import pytest
 
 from rules import GAMES, find_game
-from rules.api import GameRules, expand_blocks, move_blocks
+from rules.api import GameRules, Seat, expand_blocks, move_blocks
 
 OPTIONS = {
     "ankor": ["", "-size=4", "-size=5 -no_swap"],
@@ -57,15 +59,10 @@ def move_key(game: GameRules, state: Any, text: str) -> frozenset[str] | str:
     return text
 
 
-def offered(game: GameRules, state: Any, data: Any) -> set[frozenset[str] | str]:
-    """The moves a page offers: the list, or the blocks' moves minus those on one cell twice."""
-    if game.outcome(state) is not None:
-        return set()
-    texts = data["legal"]
-    if texts is None:
-        texts = list(expand_blocks(data["legal_blocks"]))
+def offered(game: GameRules, state: Any, blocks: list[Any]) -> set[frozenset[str] | str]:
+    """The moves a page offers: the blocks' moves minus those on one cell twice."""
     moves = set()
-    for text in texts:
+    for text in expand_blocks(blocks):
         key = move_key(game, state, text)
         if isinstance(key, frozenset) and len({part[1:] for part in key}) < len(key):
             continue  # two tiles on one cell: the blocks' note says to drop them
@@ -81,12 +78,16 @@ def test_the_offered_moves_are_the_legal_moves_and_play_as_written(name: str, op
     rng = random.Random(name + options)
     blocks_seen = 0
     for state in positions(game, options, seed=len(options)):
-        data = game.to_data(state)
+        mover = game.to_move(state)
+        if mover is None:
+            assert all(game.seat_moves(state, seat) == [] for seat in Seat)
+            continue
+        blocks = game.seat_moves(state, mover)
         legal = {move_key(game, state, game.move_text(m)) for m in game.legal_moves(state)}
-        assert offered(game, state, data) == legal
-        if data["legal"] is None and game.outcome(state) is None:
+        assert offered(game, state, blocks) == legal
+        if not all(isinstance(block, str) for block in blocks):
             blocks_seen += 1
-            texts = [t for t in expand_blocks(data["legal_blocks"])]
+            texts = list(expand_blocks(blocks))
             for text in rng.sample(texts, min(len(texts), 12)):
                 if isinstance(move_key(game, state, text), frozenset) and text.count("(") == 2:
                     cells = text.replace("),", ");").split(";")
@@ -111,11 +112,11 @@ WAITING: dict[str, Callable[[dict[str, Any]], None]] = {
 def test_premoves_are_the_moves_of_the_seat_that_waits(name: str) -> None:
     game = find_game(name)
     for state in positions(game, "", seed=7)[2:]:
-        data = game.to_data(state)
-        if game.to_move(state) is None:
-            assert data["premoves"] == []
+        mover = game.to_move(state)
+        if mover is None:
+            assert all(game.seat_moves(state, seat) == [] for seat in Seat)
             continue
-        flipped = copy.deepcopy(data)
+        flipped = copy.deepcopy(game.to_data(state))
         WAITING[name](flipped)
         waiting = game.from_data(flipped)
         expected = {
@@ -123,7 +124,8 @@ def test_premoves_are_the_moves_of_the_seat_that_waits(name: str) -> None:
             for m in game.legal_moves(waiting)
             if game.move_text(m) != "swap"
         }
-        premoves = {move_key(game, waiting, t) for t in expand_blocks(data["premoves"])}
+        blocks = game.seat_moves(state, mover.other)
+        premoves = {move_key(game, waiting, t) for t in expand_blocks(blocks)}
         premoves = {
             k
             for k in premoves
@@ -132,6 +134,30 @@ def test_premoves_are_the_moves_of_the_seat_that_waits(name: str) -> None:
             or len({part[1:] for part in k}) == len(k)
         }
         assert premoves == expected
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_the_data_carries_no_move_lists(name: str) -> None:
+    """The moves go only to their seat's player, never with the position to every watcher."""
+    game = find_game(name)
+    for state in positions(game, "", seed=3):
+        data = game.to_data(state)
+        assert not {"legal", "legal_blocks", "premoves"} & data.keys()
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_data_stored_with_move_lists_still_reads(name: str) -> None:
+    """Rooms stored when the data carried the move lists read back as the same position."""
+    game = find_game(name)
+    for state in positions(game, "", seed=5)[::10]:
+        mover = game.to_move(state)
+        data = copy.deepcopy(game.to_data(state))
+        legal = [game.move_text(m) for m in game.legal_moves(state)]
+        data["legal"] = legal
+        data["legal_blocks"] = None if mover is None else game.seat_moves(state, mover)
+        data["premoves"] = [] if mover is None else game.seat_moves(state, mover.other)
+        assert game.from_data(data) == state
+        assert game.to_data(game.from_data(data)) == game.to_data(state)
 
 
 def test_move_blocks_share_a_block_between_parts_with_the_same_followers() -> None:

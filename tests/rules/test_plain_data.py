@@ -2,9 +2,13 @@
 
 The digests below were taken of msgpack frames of ``to_data`` at every ply of seeded random
 playouts; a change that makes ``to_data`` cheaper (reusing unchanged parts, caching texts)
-must not change what clients receive.  ``to_data`` may share unchanged parts between calls,
-so nobody may mutate its output: a test checks that applying diffs to a client's copy leaves
-every earlier output as it was.
+must not change what clients receive.  The same holds for ``seat_moves``: its digests were
+first taken of the lists that ``to_data`` itself used to carry (``legal``, else
+``legal_blocks``, for the seat to move; ``premoves`` for the other), so a player is offered
+the very moves it was offered when the data carried them.
+
+``to_data`` may share unchanged parts between calls, so nobody may mutate its output: a test
+checks that applying diffs to a client's copy leaves every earlier output as it was.
 """
 
 from __future__ import annotations
@@ -12,48 +16,73 @@ from __future__ import annotations
 import copy
 import hashlib
 import random
+from collections.abc import Iterable
+from typing import Any
 
 import msgpack
 import pytest
 
 from protocol.diff import apply, diff
 from rules import GAMES, find_game
+from rules.api import Seat
 
 PLIES = 120
 DIGESTS = {
-    "ankor": "8d5147a8c1aeeee3f364837c141172c91004c0a2212e1115105b3cccf60ee483",
-    "boche": "7a818ce380cf43a5d4ed95ca0a313aa3283dbf1cf61d98bc32975e074fa82ac3",
-    "che": "d83be7bf7c30c1bd19e5059dd949fecb49fd1f1b91688561f3f66f2f344ff55a",
-    "marque": "124f6629185a9e5a8e65f50be8af986b5f892a8b3c7a01640e63466fd3b834ea",
-    "osbox": "fa49578b99a6c7fb7f42b563832ff20fbaf8204fe5f34698b57619629a24be8b",
+    "ankor": "557f13d2b9bf238a294b64886748ada6fb71ddd645aa33c9c4ee76dc30a80e28",
+    "boche": "19a7e73009414266109ff032dfd8e9c5e2d94ece18df4825a72aa913248d7593",
+    "che": "d33597030c3fa592f9926a441048703626e84e23ec0a884e41934f4565897e76",
+    "marque": "00461776a4b181a4a968b0bc1b2221044ae67f1f680dfe5501f76319587c741b",
+    "osbox": "bfdbdcc8e51cd666604d3fba6e83706ecb8e8afca2aee510876c7cc3164bf878",
+}
+SEAT_MOVES_DIGESTS = {
+    "ankor": "ffa845c07e8de243252a066c8030a443e8110d5788a2308db6c4625ac0a082ca",
+    "boche": "85282e15326efd7e74ab8660100979134c343c62f6a15328161493ede026a822",
+    "che": "09e46fe4bae426039f7df83c57f34c48f8d5cf01ac1449add6b66f2dbf9fc9ce",
+    "marque": "258d43c87dcf6eabe4d0d6eeaffb9b62c5ad33a9f15280b75cdb9d6bc42b02f0",
+    "osbox": "c5afd89a04d96bced571a96cf39d59930d209f04789b56cf6f1ca6d28c33b147",
 }
 
 
-def _datas(name: str, seed: int) -> list[object]:
+def _states(name: str, seed: int) -> list[Any]:
     game = find_game(name)
     rng = random.Random(seed)
     state = game.new_game(game.parse_options(""))
-    datas = [game.to_data(state)]
+    states = [state]
     for _ in range(PLIES):
         legal = list(game.legal_moves(state))
         if not legal:
             break
         state = game.play(state, rng.choice(legal))
-        datas.append(game.to_data(state))
-    return datas
+        states.append(state)
+    return states
 
 
-def _digest(name: str) -> str:
+def _datas(name: str, seed: int) -> list[object]:
+    game = find_game(name)
+    return [game.to_data(state) for state in _states(name, seed)]
+
+
+def _digest(frames: Iterable[object]) -> str:
     digest = hashlib.sha256()
-    for seed in range(2):
-        for data in _datas(name, seed):
-            digest.update(msgpack.packb(data, use_bin_type=True))
+    for frame in frames:
+        digest.update(msgpack.packb(frame, use_bin_type=True))
     return digest.hexdigest()
 
 
 @pytest.mark.parametrize("name", sorted(GAMES))
 def test_to_data_writes_what_it_always_wrote(name: str) -> None:
-    assert _digest(name) == DIGESTS[name]
+    assert _digest(data for seed in range(2) for data in _datas(name, seed)) == DIGESTS[name]
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_seat_moves_lists_what_the_data_used_to_list(name: str) -> None:
+    game = find_game(name)
+    frames = (
+        [game.seat_moves(state, seat) for seat in Seat]
+        for seed in range(2)
+        for state in _states(name, seed)
+    )
+    assert _digest(frames) == SEAT_MOVES_DIGESTS[name]
 
 
 @pytest.mark.parametrize("name", sorted(GAMES))
