@@ -59,12 +59,17 @@ DRAW_ACCEPT = "accept"
 DRAW_DECLINE = "decline"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True, init=False)
 class SeatHolder:
-    """The player holding one seat."""
+    """The player holding one seat (a value built by its own ``__init__``, as :class:`Room`
+    is: two are read with every room)."""
 
-    id: PlayerId
-    name: str
+    id: Final[PlayerId]
+    name: Final[str]
+
+    def __init__(self, id: PlayerId, name: str) -> None:
+        self.id = id
+        self.name = name
 
 
 @dataclass(slots=True, unsafe_hash=True, init=False)
@@ -171,16 +176,26 @@ class Room:
 # --- commands and events ---------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True, init=False)
 class Move:
     """``now`` is the commit time the service passes in; ``lag`` the mover's measured
-    one-way network lag (credited up to ``clocks.MAX_LAG_CREDIT``)."""
+    one-way network lag (credited up to ``clocks.MAX_LAG_CREDIT``).  A value built by its
+    own ``__init__``, as :class:`Room` is: one is made for every move."""
 
-    player: PlayerId
-    version: int
-    text: str
-    now: float = 0.0
-    lag: float = 0.0
+    player: Final[PlayerId]
+    version: Final[int]
+    text: Final[str]
+    now: Final[float]
+    lag: Final[float]
+
+    def __init__(
+        self, player: PlayerId, version: int, text: str, now: float = 0.0, lag: float = 0.0
+    ) -> None:
+        self.player = player
+        self.version = version
+        self.text = text
+        self.now = now
+        self.lag = lag
 
 
 @dataclass(frozen=True, slots=True)
@@ -291,10 +306,16 @@ Command: TypeAlias = (
 )
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True, init=False)
 class MovePlayed:
-    seat: Seat
-    text: str
+    """A value built by its own ``__init__``, as :class:`Room` is: one per move."""
+
+    seat: Final[Seat]
+    text: Final[str]
+
+    def __init__(self, seat: Seat, text: str) -> None:
+        self.seat = seat
+        self.text = text
 
 
 @dataclass(frozen=True, slots=True)
@@ -359,12 +380,17 @@ Event: TypeAlias = (
 )
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True, init=False)
 class Transition:
-    """The room after a command and what happened; no events means nothing changed."""
+    """The room after a command and what happened; no events means nothing changed.  A
+    value built by its own ``__init__``, as :class:`Room` is: one per command."""
 
-    room: Room
-    events: tuple[Event, ...]
+    room: Final[Room]
+    events: Final[tuple[Event, ...]]
+
+    def __init__(self, room: Room, events: tuple[Event, ...]) -> None:
+        self.room = room
+        self.events = events
 
 
 def new_room(
