@@ -174,11 +174,13 @@ async def click_move(page: Page, game: str, text: str) -> None:
         target = page.locator(f'svg.board .targets [data-target="{key}"]')
         await target.hover()
         if choice is not None:
-            # The palette follows the pointer: wait for its picture of this piece (a loaded
-            # machine draws it late), unless the place has one completion and no palette.
+            # The palette follows the pointer: wait for its picture of this piece, or for the
+            # piece previewed under the pointer, drawn at the same time where the place has
+            # one completion and no palette (a loaded machine draws both late).
             wanted = page.locator(f'.palette .choice[data-choice="{choice}"]')
+            drawn = page.locator(f'.palette .choice[data-choice="{choice}"], svg.board .hover')
             with contextlib.suppress(PlaywrightTimeoutError):
-                await wanted.wait_for(timeout=2000)
+                await drawn.first.wait_for(timeout=8000)
             if await page.locator(".palette .choice").count() > 1:
                 await wanted.click()
         await target.click()
